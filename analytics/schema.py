@@ -1,0 +1,126 @@
+"""Table schemas shared by the warehouse and the snapshot: column names and Polars dtypes."""
+
+from __future__ import annotations
+
+import polars as pl
+
+UTC_TIME = pl.Datetime("us", "UTC")
+
+SOURCE_KINDS = ("article", "essay", "memo", "social", "paper", "news", "podcast")
+CONTENT_TYPES = ("analysis", "event")
+UNIT_ROLES = ("thesis", "synopsis", "argument", "claim")
+
+SEGMENT = pl.Struct(
+    {"start_s": pl.Int64, "end_s": pl.Int64, "chapter": pl.String, "text": pl.String}
+)
+SNIPPET = pl.Struct({"text": pl.String, "truncated": pl.Boolean})
+
+# One row per source (per canonical URL): the latest version of what was ingested.
+SOURCES = pl.Schema(
+    {
+        "source_id": pl.String,
+        "kind": pl.String,
+        "title": pl.String,
+        "url": pl.String,
+        "canonical_url": pl.String,
+        "domain": pl.String,
+        "published_at": UTC_TIME,
+        "author": pl.String,
+        "text": pl.String,
+        "segments": pl.List(SEGMENT),
+        "extra": pl.String,
+        "content_hash": pl.String,
+        "origin": pl.String,
+        "first_ingested_at": UTC_TIME,
+        "ingested_at": UTC_TIME,
+    }
+)
+
+# Records that failed validation, with where they came from and why.
+QUARANTINE = pl.Schema(
+    {
+        "file": pl.String,
+        "line": pl.Int64,
+        "field": pl.String,
+        "reason": pl.String,
+        "raw": pl.String,
+        "quarantined_at": UTC_TIME,
+    }
+)
+
+# Files already read, so an unchanged inbox file is not read twice.
+INGEST_LOG = pl.Schema(
+    {
+        "path": pl.String,
+        "sha256": pl.String,
+        "records": pl.Int64,
+        "quarantined": pl.Int64,
+        "ingested_at": UTC_TIME,
+    }
+)
+
+# One row per signal: a source, or one segment of a podcast episode.
+SIGNALS = pl.Schema(
+    {
+        "signal_id": pl.String,
+        "source_id": pl.String,
+        "kind": pl.String,
+        "content_type": pl.String,
+        "title": pl.String,
+        "url": pl.String,
+        "domain": pl.String,
+        "published_at": UTC_TIME,
+        "author": pl.String,
+        "text": pl.String,
+        "segment_start_s": pl.Int64,
+        "segment_end_s": pl.Int64,
+        "content_hash": pl.String,
+    }
+)
+
+# One row per unit that passed verification, in served order within its signal.
+UNITS = pl.Schema(
+    {
+        "unit_id": pl.String,
+        "signal_id": pl.String,
+        "position": pl.Int64,
+        "role": pl.String,
+        "text": pl.String,
+        "argument_id": pl.String,
+        "evidence": pl.List(SNIPPET),
+        "entities": pl.List(pl.String),
+        "human_reviewed": pl.Boolean,
+        "start_char": pl.Int64,
+        "end_char": pl.Int64,
+    }
+)
+
+# Units the verifier refused, with the rule that refused them.
+UNIT_REJECTIONS = pl.Schema(
+    {
+        "unit_id": pl.String,
+        "signal_id": pl.String,
+        "role": pl.String,
+        "text": pl.String,
+        "rule": pl.String,
+    }
+)
+
+# The served signal table inside a snapshot: keys for ordering and filtering plus the
+# pre-rendered JSON of the card and of the detail, returned as they are.
+SERVED_SIGNALS = pl.Schema(
+    {
+        "signal_id": pl.String,
+        "published_at": UTC_TIME,
+        "content_type": pl.String,
+        "domain": pl.String,
+        "title": pl.String,
+        "card_json": pl.Binary,
+        "detail_json": pl.Binary,
+    }
+)
+
+
+def empty(schema: pl.Schema) -> pl.DataFrame:
+    """An empty frame with the schema's columns and dtypes."""
+    return pl.DataFrame(schema=schema)

@@ -1,0 +1,20 @@
+"""The one Dagster entry point: every stage's assets, checks and resources."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.decompose.assets import signals, units
+from pipelines.defs.ingest.assets import sources
+from pipelines.defs.publish.assets import snapshot
+from pipelines.defs.publish.checks import served_signals_are_complete, snapshot_verifies
+from pipelines.resources import AimiResource
+
+ASSETS = [sources, signals, units, snapshot]
+CHECKS = [snapshot_verifies, served_signals_are_complete]
+
+defs = dg.Definitions(
+    assets=ASSETS,
+    asset_checks=CHECKS,
+    resources={"aimi": AimiResource()},
+)

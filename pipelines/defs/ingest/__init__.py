@@ -1,0 +1,1 @@
+"""Stage 1: sources from the inbox into the warehouse."""

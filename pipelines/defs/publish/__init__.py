@@ -1,0 +1,1 @@
+"""Stage 3: the immutable snapshot the API serves."""

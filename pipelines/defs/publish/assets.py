@@ -1,0 +1,60 @@
+"""The ``snapshot`` asset: render what the API serves and publish it as an immutable snapshot."""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+
+from datetime import UTC, datetime
+
+import dagster as dg
+import polars as pl
+
+from analytics.render import render_served_signals
+from analytics.schema import SIGNALS, UNITS
+from pipelines.defs.decompose.assets import units
+from pipelines.metadata import markdown_table
+from pipelines.resources import AimiResource
+from warehouse.snapshot import publish_snapshot
+from warehouse.tables import read_table, refresh_catalog
+
+
+@dg.asset(
+    deps=[units],
+    group_name="publish",
+    description=(
+        "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
+        "details pre-rendered as JSON, units, and a manifest with row counts and checksums. "
+        "The CURRENT pointer switches atomically; a running API swaps to it within seconds."
+    ),
+    owners=["team:data-engineering"],
+    kinds={"parquet"},
+)
+def snapshot(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    signal_frame = read_table(data, "signals", SIGNALS)
+    unit_frame = read_table(data, "units", UNITS)
+    served = render_served_signals(signal_frame, unit_frame)
+    served_units = unit_frame.join(served.select("signal_id"), on="signal_id", how="semi")
+    opened = publish_snapshot(
+        data,
+        {"signals": served, "units": served_units},
+        as_of=aimi.clock(),
+        built_at=datetime.now(UTC),
+        metadata={"signals_without_central_statement": signal_frame.height - served.height},
+    )
+    refresh_catalog(data)
+    weekly = (
+        served.group_by(pl.col("published_at").dt.truncate("1w").alias("week"))
+        .len()
+        .sort("week")
+        .tail(12)
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "snapshot_id": opened.snapshot_id,
+            "path": dg.MetadataValue.path(str(opened.path)),
+            "as_of": opened.manifest.as_of.isoformat(),
+            "signals": served.height,
+            "units": served_units.height,
+            "signals_without_central_statement": signal_frame.height - served.height,
+            "last_12_weeks": dg.MetadataValue.md(markdown_table(weekly)),
+        }
+    )

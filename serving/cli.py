@@ -1,0 +1,207 @@
+"""The ``aimi`` command line: ingest, build, serve, demo data and API keys."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from warehouse.paths import DataDir
+
+app = typer.Typer(
+    help="aimi: verified market intelligence about the AI economy.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+keys_app = typer.Typer(help="Create, list and revoke API keys (stored hashed).", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data dir (default: AIMI_DATA_DIR or ./data).", show_default=False),
+]
+
+
+def _data(data_dir: Path | None) -> DataDir:
+    return DataDir.from_env(data_dir)
+
+
+def _echo(message: str, *, err: bool = False) -> None:
+    typer.echo(message, err=err)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (JSONL, Markdown).")],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Read source files into the warehouse; bad records are quarantined, the rest goes on.
+
+    Exit status: 0 when every record was ingested, 3 when some were quarantined, 1 when none
+    could be ingested.
+    """
+    from warehouse.ingest import ingest_paths
+
+    report = ingest_paths(_data(data_dir), paths)
+    _echo(report.summary())
+    if report.quarantined:
+        _echo(f"quarantined {len(report.quarantined)}:", err=True)
+        for item in report.quarantined[:25]:
+            where = f"{item.file}:{item.line}" if item.line else item.file
+            field = f" [{item.field}]" if item.field else ""
+            _echo(f"  {where}{field} {item.reason}", err=True)
+        if len(report.quarantined) > 25:
+            _echo(f"  ... {len(report.quarantined) - 25} more", err=True)
+        _echo("  (all of them: the `quarantine` table in the catalog)", err=True)
+        raise typer.Exit(1 if report.accepted == 0 else 3)
+
+
+@app.command()
+def build(
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Fix the clock: ISO 8601 date or date-time (UTC)."),
+    ] = None,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Fix the clock at the demo corpus's as_of.")
+    ] = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Materialize every Dagster asset in-process and publish a snapshot."""
+    if demo and as_of:
+        raise typer.BadParameter("give --as-of or --demo, not both")
+    if demo:
+        from analytics.demo import DEMO_AS_OF
+
+        as_of = DEMO_AS_OF.isoformat()
+    # Dagster runs in a child interpreter: the serving package never imports the pipelines.
+    command = [sys.executable, "-m", "pipelines", "build", "--data-dir", str(_data(data_dir).root)]
+    if as_of:
+        command += ["--as-of", as_of]
+    raise typer.Exit(subprocess.call(command))
+
+
+@app.command("demo-data")
+def demo_data(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder to write to (default: <data dir>/inbox/demo)."),
+    ] = None,
+    if_absent: Annotated[
+        bool,
+        typer.Option("--if-absent", help="Do nothing when the data dir already has sources."),
+    ] = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Write the generated demo corpus (deterministic) and its planted ground truth."""
+    from analytics.demo import generate_demo_corpus
+    from warehouse.demo import GROUND_TRUTH_FILE, write_demo_corpus
+
+    data = _data(data_dir)
+    target = out or data.inbox / "demo"
+    if if_absent and (data.table_path("sources").exists() or (target / GROUND_TRUTH_FILE).exists()):
+        _echo(f"demo data: {data.root} already has data; nothing written")
+        return
+    counts = write_demo_corpus(generate_demo_corpus(), target)
+    _echo(
+        f"demo data: {counts['records']} records and {counts['markdown']} Markdown documents "
+        f"in {target} (ground truth: {target / GROUND_TRUTH_FILE})"
+    )
+
+
+def _dev_key(data: DataDir) -> str:
+    """AIMI_DEV_API_KEY, else the key kept in the data dir, else a new one kept there."""
+    configured = os.environ.get("AIMI_DEV_API_KEY")
+    if configured:
+        return configured
+    if data.dev_key_file.exists():
+        return data.dev_key_file.read_text().strip()
+    key = "aimi_dev_" + secrets.token_urlsafe(24)
+    data.root.mkdir(parents=True, exist_ok=True)
+    data.dev_key_file.write_text(key + "\n")
+    data.dev_key_file.chmod(0o600)
+    return key
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    dev: Annotated[
+        bool, typer.Option("--dev", help="Accept a development key and print it with examples.")
+    ] = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Serve /v1 from the current snapshot; new snapshots are picked up without a restart."""
+    import uvicorn
+
+    data = _data(data_dir)
+    os.environ["AIMI_DATA_DIR"] = str(data.root)
+    if dev:
+        key = _dev_key(data)
+        os.environ["AIMI_DEV_API_KEY"] = key
+        base = f"http://{host}:{port}"
+        _echo(f"\n  aimi API on {base}   development key: {key}\n")
+        _echo(f"  curl {base}/v1/health")
+        _echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?limit=5"')
+        _echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?content_type=event&window=2w"\n')
+    uvicorn.run(
+        "serving.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+    )
+
+
+@keys_app.command("create")
+def keys_create(
+    name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")],
+    tier: Annotated[str, typer.Option("--tier", help="Quota tier.")] = "free",
+    data_dir: DataDirOption = None,
+) -> None:
+    """Create an API key and print it once; only its hash is stored."""
+    from serving.keys import KeyStore
+
+    record, plaintext = KeyStore(_data(data_dir).keys_file).create(name, tier)
+    _echo(plaintext)
+    _echo(f"key_id {record.key_id} ({record.name}, tier {record.tier}); it is not shown again", err=True)
+
+
+@keys_app.command("list")
+def keys_list(data_dir: DataDirOption = None) -> None:
+    """List keys (ids, names, tiers, state); secrets are never shown."""
+    from serving.keys import KeyStore
+
+    for record in KeyStore(_data(data_dir).keys_file).list():
+        state = f"revoked {record.revoked_at}" if record.revoked_at else "active"
+        _echo(f"{record.key_id}\t{record.name}\t{record.tier}\t{record.created_at}\t{state}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key_id shown by `aimi keys list`.")],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Revoke a key; requests with it get 401 from then on."""
+    from serving.keys import KeyStore
+
+    if not KeyStore(_data(data_dir).keys_file).revoke(key_id):
+        _echo(f"no key with id {key_id!r}", err=True)
+        raise typer.Exit(1)
+    _echo(f"revoked {key_id}")
+
+
+def main() -> None:
+    app()
+
+

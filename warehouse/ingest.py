@@ -1,0 +1,229 @@
+"""Ingest: read files through the adapters, validate each record, upsert sources by canonical
+URL, and quarantine what cannot be ingested with its file, line and reason."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from tqdm import tqdm
+
+from analytics.records import RecordError, SourceRecord, validate_record
+from analytics.schema import INGEST_LOG, QUARANTINE, SOURCES
+from warehouse.paths import DataDir
+from warehouse.readers import discover, read_file
+from warehouse.tables import read_table, write_table
+
+RAW_KEEP_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class QuarantinedRecord:
+    file: str
+    line: int
+    field: str | None
+    reason: str
+    raw: str
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    records: int = 0
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped_files: int = 0
+    quarantined: list[QuarantinedRecord] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def accepted(self) -> int:
+        return self.inserted + self.updated + self.unchanged
+
+    def summary(self) -> str:
+        rate = self.records / self.seconds if self.seconds > 0 else 0.0
+        return (
+            f"{self.files} file(s), {self.records} record(s) in {self.seconds:.1f}s "
+            f"({rate:,.0f} records/s): {self.inserted} new, {self.updated} updated, "
+            f"{self.unchanged} unchanged, {len(self.quarantined)} quarantined"
+            + (f", {self.skipped_files} unchanged file(s) skipped" if self.skipped_files else "")
+        )
+
+
+def sources_frame(
+    records: Iterable[tuple[SourceRecord, str]], *, now: datetime
+) -> pl.DataFrame:
+    """Validated records (with their origin ``file:line``) as rows of the ``sources`` table."""
+    rows: list[dict[str, Any]] = []
+    for record, origin in records:
+        rows.append(
+            {
+                "source_id": record.source_id,
+                "kind": record.kind,
+                "title": record.title,
+                "url": record.url,
+                "canonical_url": record.canonical_url,
+                "domain": record.domain,
+                "published_at": record.published_at,
+                "author": record.author,
+                "text": record.text,
+                "segments": [vars(s) for s in record.segments] or None,
+                "extra": json.dumps(record.extra, ensure_ascii=False, sort_keys=True, default=str),
+                "content_hash": record.content_hash,
+                "origin": origin,
+                "first_ingested_at": now,
+                "ingested_at": now,
+            }
+        )
+    return pl.DataFrame(rows, schema=SOURCES, orient="row")
+
+
+def upsert_sources(existing: pl.DataFrame, incoming: pl.DataFrame) -> tuple[pl.DataFrame, int, int, int]:
+    """Merge by ``source_id``: new rows are added, changed ones replace the old row (keeping
+    ``first_ingested_at``), identical ones leave the table as it was.
+
+    Returns ``(table, inserted, updated, unchanged)``.
+    """
+    incoming = incoming.unique("source_id", keep="last", maintain_order=True)
+    joined = incoming.join(
+        existing.select("source_id", "content_hash", "first_ingested_at"),
+        on="source_id",
+        how="left",
+        suffix="_old",
+    )
+    is_new = pl.col("content_hash_old").is_null()
+    is_changed = ~is_new & (pl.col("content_hash") != pl.col("content_hash_old"))
+    inserted = joined.filter(is_new).height
+    changed = joined.filter(is_changed)
+    updated = changed.height
+    unchanged = incoming.height - inserted - updated
+    replacements = pl.concat(
+        [
+            joined.filter(is_new).select(SOURCES.names()),
+            changed.with_columns(pl.col("first_ingested_at_old").alias("first_ingested_at")).select(
+                SOURCES.names()
+            ),
+        ]
+    )
+    kept = existing.join(replacements.select("source_id"), on="source_id", how="anti")
+    table = pl.concat([kept, replacements]).sort("source_id")
+    return table, inserted, updated, unchanged
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ingest_paths(
+    data_dir: DataDir,
+    paths: Sequence[Path],
+    *,
+    skip_unchanged_files: bool = False,
+    progress: bool | None = None,
+    now: datetime | None = None,
+) -> IngestReport:
+    """Ingest files and folders into the warehouse ``sources`` table.
+
+    Every record is validated on its own: a bad one is quarantined (file, line, field, reason)
+    and the rest of the batch goes on. Re-ingesting a source updates its row, never duplicates
+    it. With ``skip_unchanged_files`` a file whose bytes were ingested before is not re-read
+    (the inbox sensor uses this). ``progress=None`` shows a bar only on a terminal.
+    """
+    started = time.perf_counter()
+    now = now or datetime.now(UTC)
+    report = IngestReport()
+    files, problems = discover([Path(p) for p in paths])
+    for path, reason in problems:
+        report.quarantined.append(QuarantinedRecord(str(path), 0, None, reason, ""))
+
+    log = read_table(data_dir, "ingest_log", INGEST_LOG)
+    seen_files = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
+    todo: list[tuple[Path, str]] = []
+    for path in files:
+        digest = _file_sha256(path)
+        if skip_unchanged_files and (str(path.resolve()), digest) in seen_files:
+            report.skipped_files += 1
+            continue
+        todo.append((path, digest))
+    report.files = len(todo)
+
+    valid: list[tuple[SourceRecord, str]] = []
+    log_rows: list[dict[str, Any]] = []
+    total_bytes = sum(path.stat().st_size for path, _ in todo)
+    with tqdm(
+        total=total_bytes, unit="B", unit_scale=True, desc="ingest", disable=progress is False
+        if progress is not None else None, leave=False,
+    ) as bar:
+        for path, digest in todo:
+            before = len(report.quarantined)
+            count = 0
+            for raw in read_file(path):
+                bar.update(raw.size)
+                count += 1
+                report.records += 1
+                if raw.error is not None:
+                    report.quarantined.append(
+                        QuarantinedRecord(raw.file, raw.line, None, raw.error, raw.raw[:RAW_KEEP_CHARS])
+                    )
+                    continue
+                try:
+                    record = validate_record(raw.data)
+                except RecordError as exc:
+                    report.quarantined.append(
+                        QuarantinedRecord(
+                            raw.file, raw.line, exc.field, exc.message, raw.raw[:RAW_KEEP_CHARS]
+                        )
+                    )
+                    continue
+                valid.append((record, f"{raw.file}:{raw.line}"))
+            log_rows.append(
+                {
+                    "path": str(path.resolve()),
+                    "sha256": digest,
+                    "records": count,
+                    "quarantined": len(report.quarantined) - before,
+                    "ingested_at": now,
+                }
+            )
+
+    if valid:
+        existing = read_table(data_dir, "sources", SOURCES)
+        table, report.inserted, report.updated, report.unchanged = upsert_sources(
+            existing, sources_frame(valid, now=now)
+        )
+        if report.inserted or report.updated:
+            write_table(data_dir, "sources", table)
+    if report.quarantined:
+        quarantine = read_table(data_dir, "quarantine", QUARANTINE)
+        fresh = pl.DataFrame(
+            [
+                {
+                    "file": q.file,
+                    "line": q.line,
+                    "field": q.field,
+                    "reason": q.reason,
+                    "raw": q.raw,
+                    "quarantined_at": now,
+                }
+                for q in report.quarantined
+            ],
+            schema=QUARANTINE,
+            orient="row",
+        )
+        write_table(data_dir, "quarantine", pl.concat([quarantine, fresh]))
+    if log_rows:
+        write_table(data_dir, "ingest_log", pl.concat([log, pl.DataFrame(log_rows, schema=INGEST_LOG)]))
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,60 @@
+"""Where everything lives inside the data dir (``AIMI_DATA_DIR``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_DATA_DIR = "data"
+
+
+@dataclass(frozen=True)
+class DataDir:
+    """The layout of one data dir: warehouse tables, catalog, snapshots, inbox, Dagster storage."""
+
+    root: Path
+
+    @classmethod
+    def from_env(cls, value: str | os.PathLike[str] | None = None) -> DataDir:
+        raw = value if value is not None else os.environ.get("AIMI_DATA_DIR", DEFAULT_DATA_DIR)
+        return cls(Path(raw).expanduser().resolve())
+
+    @property
+    def warehouse(self) -> Path:
+        return self.root / "warehouse"
+
+    @property
+    def catalog(self) -> Path:
+        return self.root / "catalog.duckdb"
+
+    @property
+    def snapshots(self) -> Path:
+        return self.root / "snapshots"
+
+    @property
+    def current_pointer(self) -> Path:
+        return self.snapshots / "CURRENT"
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def demo(self) -> Path:
+        return self.root / "demo"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    @property
+    def keys_file(self) -> Path:
+        return self.root / "keys.json"
+
+    @property
+    def dev_key_file(self) -> Path:
+        return self.root / ".dev-api-key"
+
+    def table_path(self, name: str) -> Path:
+        return self.warehouse / f"{name}.parquet"

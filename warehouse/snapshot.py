@@ -1,0 +1,241 @@
+"""Snapshots: immutable folders of serving tables with a checksummed manifest, published by an
+atomic pointer switch and opened only after verification."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from warehouse.paths import DataDir
+from warehouse.tables import atomic_write_parquet
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+KEEP_SNAPSHOTS = 5
+
+
+class SnapshotError(RuntimeError):
+    """A snapshot that is missing, incomplete or does not match its manifest."""
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    file: str
+    rows: int
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    snapshot_id: str
+    as_of: datetime
+    built_at: datetime
+    format_version: int
+    tables: dict[str, TableEntry]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "snapshot_id": self.snapshot_id,
+            "as_of": self.as_of.isoformat(),
+            "built_at": self.built_at.isoformat(),
+            "format_version": self.format_version,
+            "tables": {name: vars(entry) for name, entry in self.tables.items()},
+            "row_counts": {name: entry.rows for name, entry in self.tables.items()},
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Manifest:
+        try:
+            return cls(
+                snapshot_id=str(raw["snapshot_id"]),
+                as_of=datetime.fromisoformat(raw["as_of"]),
+                built_at=datetime.fromisoformat(raw["built_at"]),
+                format_version=int(raw["format_version"]),
+                tables={name: TableEntry(**entry) for name, entry in raw["tables"].items()},
+                metadata=dict(raw.get("metadata") or {}),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(f"manifest is malformed: {exc!r}") from None
+
+
+@dataclass(frozen=True)
+class OpenedSnapshot:
+    """A verified snapshot on disk."""
+
+    path: Path
+    manifest: Manifest
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.manifest.snapshot_id
+
+    def table_path(self, name: str) -> Path:
+        try:
+            return self.path / self.manifest.tables[name].file
+        except KeyError:
+            raise SnapshotError(f"snapshot {self.snapshot_id} has no table {name!r}") from None
+
+    def read_table(self, name: str) -> pl.DataFrame:
+        return pl.read_parquet(self.table_path(name))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _snapshot_id(as_of: datetime, built_at: datetime, tables: Mapping[str, TableEntry]) -> str:
+    content = hashlib.sha256(
+        json.dumps({k: v.sha256 for k, v in sorted(tables.items())}).encode()
+    ).hexdigest()[:8]
+    return f"{as_of:%Y%m%d}-{built_at:%Y%m%dT%H%M%S%f}-{content}"
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def publish_snapshot(
+    data_dir: DataDir,
+    tables: Mapping[str, pl.DataFrame],
+    *,
+    as_of: datetime,
+    built_at: datetime | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    keep: int = KEEP_SNAPSHOTS,
+) -> OpenedSnapshot:
+    """Write a new snapshot folder, verify it, then switch the ``CURRENT`` pointer to it.
+
+    The folder is written under a temporary name and renamed whole; the pointer is replaced
+    atomically. Older snapshots beyond ``keep`` are removed (never the current one).
+    """
+    built_at = (built_at or datetime.now(UTC)).astimezone(UTC)
+    as_of = as_of.astimezone(UTC)
+    data_dir.snapshots.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=data_dir.snapshots))
+    try:
+        entries: dict[str, TableEntry] = {}
+        for name, frame in tables.items():
+            file = f"{name}.parquet"
+            atomic_write_parquet(frame, staging / file)
+            path = staging / file
+            entries[name] = TableEntry(file, frame.height, path.stat().st_size, _sha256(path))
+        manifest = Manifest(
+            snapshot_id=_snapshot_id(as_of, built_at, entries),
+            as_of=as_of,
+            built_at=built_at,
+            format_version=FORMAT_VERSION,
+            tables=entries,
+            metadata=dict(metadata or {}),
+        )
+        (staging / MANIFEST).write_text(json.dumps(manifest.to_json(), indent=2) + "\n")
+        final = data_dir.snapshots / manifest.snapshot_id
+        os.rename(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    opened = open_snapshot(final)
+    _atomic_write_text(data_dir.current_pointer, manifest.snapshot_id + "\n")
+    log.info("published snapshot %s (%s)", manifest.snapshot_id, final)
+    _prune(data_dir, keep=keep, current=manifest.snapshot_id)
+    return opened
+
+
+def _prune(data_dir: DataDir, *, keep: int, current: str) -> None:
+    folders = sorted(
+        (p for p in data_dir.snapshots.iterdir() if p.is_dir() and not p.name.startswith(".")),
+        key=lambda p: p.name,
+    )
+    for old in folders[:-keep] if keep > 0 else []:
+        if old.name != current:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def open_snapshot(path: Path, *, verify: bool = True) -> OpenedSnapshot:
+    """Open a snapshot folder; with ``verify`` check every table's size, checksum and row count.
+
+    Raises ``SnapshotError`` naming the first thing that does not match.
+    """
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise SnapshotError(f"{path} has no {MANIFEST}")
+    try:
+        manifest = Manifest.from_json(json.loads(manifest_path.read_text()))
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{manifest_path} is not valid JSON: {exc}") from None
+    if manifest.format_version != FORMAT_VERSION:
+        raise SnapshotError(
+            f"snapshot {manifest.snapshot_id} has format {manifest.format_version}; "
+            f"this aimi reads format {FORMAT_VERSION}: rebuild it with `aimi build`"
+        )
+    if verify:
+        for name, entry in manifest.tables.items():
+            table = path / entry.file
+            if not table.is_file():
+                raise SnapshotError(f"snapshot {manifest.snapshot_id}: table {name} is missing")
+            if table.stat().st_size != entry.bytes:
+                raise SnapshotError(f"snapshot {manifest.snapshot_id}: {entry.file} size differs")
+            if _sha256(table) != entry.sha256:
+                raise SnapshotError(
+                    f"snapshot {manifest.snapshot_id}: {entry.file} checksum does not match"
+                )
+            rows = pq.ParquetFile(table).metadata.num_rows
+            if rows != entry.rows:
+                raise SnapshotError(
+                    f"snapshot {manifest.snapshot_id}: {entry.file} has {rows} rows, "
+                    f"manifest says {entry.rows}"
+                )
+    return OpenedSnapshot(path, manifest)
+
+
+def current_snapshot_id(data_dir: DataDir) -> str | None:
+    """The id the ``CURRENT`` pointer names, or None before the first publish."""
+    try:
+        value = data_dir.current_pointer.read_text().strip()
+    except FileNotFoundError:
+        return None
+    return value or None
+
+
+def current_snapshot_dir(data_dir: DataDir) -> Path | None:
+    snapshot_id = current_snapshot_id(data_dir)
+    if snapshot_id is None:
+        return None
+    path = data_dir.snapshots / snapshot_id
+    return path if path.is_dir() else None
+
+
+def open_current(data_dir: DataDir, *, verify: bool = True) -> OpenedSnapshot | None:
+    """The current snapshot, verified; None when nothing was published yet."""
+    snapshot_id = current_snapshot_id(data_dir)
+    if snapshot_id is None:
+        return None
+    path = data_dir.snapshots / snapshot_id
+    if not path.is_dir():
+        raise SnapshotError(f"CURRENT names {snapshot_id}, which is not in {data_dir.snapshots}")
+    return open_snapshot(path, verify=verify)

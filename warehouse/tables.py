@@ -1,0 +1,93 @@
+"""Warehouse tables: Parquet files written atomically, and the DuckDB catalog of views over them."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from warehouse.paths import DataDir
+
+log = logging.getLogger(__name__)
+
+# Every warehouse table, in the order the catalog lists them.
+TABLE_NAMES = ("sources", "quarantine", "ingest_log", "signals", "units", "unit_rejections")
+
+
+def atomic_write_parquet(frame: pl.DataFrame, path: Path) -> None:
+    """Write to a temporary file beside ``path`` and rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".parquet", dir=path.parent)
+    os.close(fd)
+    try:
+        frame.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_table(data_dir: DataDir, name: str, schema: pl.Schema) -> pl.DataFrame:
+    """The table as stored, or an empty frame with its schema when it was never written."""
+    path = data_dir.table_path(name)
+    if not path.exists():
+        return pl.DataFrame(schema=schema)
+    frame = pl.read_parquet(path)
+    missing = [c for c in schema.names() if c not in frame.columns]
+    if missing:
+        raise RuntimeError(
+            f"{path} lacks columns {missing}: it was written by another version of aimi; "
+            "rebuild the data dir (make clean-data) or re-ingest"
+        )
+    return frame.select(schema.names()).cast(dict(schema))
+
+
+def write_table(data_dir: DataDir, name: str, frame: pl.DataFrame) -> Path:
+    """Replace a warehouse table and refresh the catalog so notebooks see it."""
+    path = data_dir.table_path(name)
+    atomic_write_parquet(frame, path)
+    refresh_catalog(data_dir)
+    return path
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def refresh_catalog(data_dir: DataDir) -> Path:
+    """Rebuild ``catalog.duckdb``: one view per warehouse table, plus ``served_*`` views over the
+    current snapshot's tables.
+
+    The catalog is built in a temporary file and renamed over the old one, so a notebook that
+    holds the old catalog open never blocks a build.
+    """
+    from warehouse.snapshot import current_snapshot_dir  # snapshot imports tables
+
+    data_dir.root.mkdir(parents=True, exist_ok=True)
+    views: list[tuple[str, Path]] = []
+    for name in TABLE_NAMES:
+        path = data_dir.table_path(name)
+        if path.exists():
+            views.append((name, path))
+    snapshot = current_snapshot_dir(data_dir)
+    if snapshot is not None:
+        for table in sorted(snapshot.glob("*.parquet")):
+            views.append((f"served_{table.stem}", table))
+    fd, tmp = tempfile.mkstemp(prefix=".catalog-", suffix=".duckdb", dir=data_dir.root)
+    os.close(fd)
+    Path(tmp).unlink()  # duckdb creates the file itself
+    try:
+        with duckdb.connect(tmp) as con:
+            for view, path in views:
+                con.execute(
+                    f"CREATE VIEW {view} AS SELECT * FROM read_parquet({_quote(str(path))})"
+                )
+        os.replace(tmp, data_dir.catalog)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+        Path(tmp + ".wal").unlink(missing_ok=True)
+    return data_dir.catalog
