@@ -43,10 +43,17 @@ def build(
 ) -> OpenedSnapshot:
     """Run sources → signals → units → snapshot with their checks; return the new snapshot."""
     resource = AimiResource(data_dir=str(data.root), as_of=as_of.isoformat() if as_of else "")
+    with dagster_instance(data, persistent=persistent) as instance:
+        return _materialize(data, resource, instance, log_level)
+
+
+def _materialize(
+    data: DataDir, resource: AimiResource, instance: dg.DagsterInstance, log_level: str
+) -> OpenedSnapshot:
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         resources={"aimi": resource},
-        instance=dagster_instance(data, persistent=persistent),
+        instance=instance,
         raise_on_error=False,
         # Dagster's console logger prints every engine event at DEBUG; a terminal build wants
         # the warnings (quarantined records) and the failures, the rest is in the UI.

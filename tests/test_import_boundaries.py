@@ -1,0 +1,72 @@
+"""DESIGN §2: who may import whom. analytics is pure; warehouse reads only analytics' schemas;
+serving and pipelines never import each other."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OURS = ("analytics", "warehouse", "pipelines", "serving")
+ALLOWED = {
+    "analytics": set(),
+    "warehouse": {"analytics"},
+    "pipelines": {"warehouse", "analytics"},
+    "serving": {"warehouse", "analytics"},
+}
+# analytics does no I/O and knows nothing of the frameworks around it.
+FORBIDDEN_THIRD_PARTY = {
+    "analytics": {"dagster", "fastapi", "starlette", "duckdb", "uvicorn", "faiss", "tantivy"},
+    "warehouse": {"dagster", "fastapi", "starlette", "uvicorn"},
+    "serving": {"dagster"},
+}
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def violations(package: str) -> list[str]:
+    problems = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for line, module in imported_modules(path):
+            top = module.split(".")[0]
+            where = f"{path.relative_to(ROOT)}:{line} imports {module}"
+            if top in OURS and top != package and top not in ALLOWED[package]:
+                problems.append(where)
+            if top in FORBIDDEN_THIRD_PARTY.get(package, set()):
+                problems.append(where)
+    return problems
+
+
+@pytest.mark.parametrize("package", OURS)
+def test_package_respects_design_boundaries(package: str) -> None:
+    assert violations(package) == []
+
+
+def test_warehouse_imports_only_schemas_and_pure_helpers_from_analytics() -> None:
+    # warehouse may use analytics for schemas and record validation, never for computations
+    # that belong in pipelines (trends, decomposition, rendering).
+    allowed = {"analytics.schema", "analytics.records", "analytics.urls", "analytics.demo"}
+    used = {
+        module
+        for path in (ROOT / "warehouse").rglob("*.py")
+        for _, module in imported_modules(path)
+        if module.split(".")[0] == "analytics"
+    }
+    assert used <= allowed, used - allowed
+
+
+def test_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import dagster\nfrom serving.app import create_app\n")
+    assert [m for _, m in imported_modules(bad)] == ["dagster", "serving.app"]

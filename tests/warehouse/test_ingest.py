@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+from analytics.schema import SOURCES
+from warehouse.ingest import ingest_paths
+from warehouse.paths import DataDir
+from warehouse.tables import read_table
+
+
+def rec(n: int, **overrides: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "kind": "news",
+        "title": f"Story {n}",
+        "url": f"https://example.com/story/{n}",
+        "published_at": f"2026-05-{n % 28 + 1:02d}T08:00:00Z",
+        "text": f"Acme raised ${n} million on Monday. The round was led by Beta Capital.",
+    }
+    base.update(overrides)
+    return base
+
+
+def write_jsonl(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> DataDir:
+    return DataDir(tmp_path / "data")
+
+
+def test_bad_records_are_quarantined_with_file_line_and_reason(data: DataDir, tmp_path: Path) -> None:
+    src = write_jsonl(
+        tmp_path / "batch.jsonl",
+        [
+            json.dumps(rec(1)),
+            "{not json",
+            json.dumps(rec(2, published_at="soon")),
+            "",
+            json.dumps(rec(3)),
+            json.dumps([1, 2]),
+        ],
+    )
+    report = ingest_paths(data, [src], progress=False)
+    assert (report.inserted, len(report.quarantined)) == (2, 3)
+    quarantine = read_table(data, "quarantine", pl.Schema({"file": pl.String, "line": pl.Int64,
+                                                          "field": pl.String, "reason": pl.String}))
+    rows = sorted(quarantine.select("line", "field", "reason").iter_rows())
+    assert rows[0][0] == 2 and rows[0][2].startswith("invalid JSON")
+    assert rows[1][:2] == (3, "published_at") and "ISO 8601" in rows[1][2]
+    assert rows[2][0] == 6 and "JSON object" in rows[2][2]
+    assert set(quarantine["file"].to_list()) == {str(src)}
+
+
+def test_reingest_updates_never_duplicates(data: DataDir, tmp_path: Path) -> None:
+    first = write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(n)) for n in range(5)])
+    assert ingest_paths(data, [first], progress=False).inserted == 5
+    before = read_table(data, "sources", SOURCES)
+
+    again = ingest_paths(data, [first], progress=False)
+    assert (again.inserted, again.updated, again.unchanged) == (0, 0, 5)
+
+    # the same sources under other spellings of the URL: still five sources
+    respelled = [rec(n, url=f"http://www.example.com/story/{n}/?utm_source=feed") for n in range(5)]
+    report = ingest_paths(
+        data, [write_jsonl(tmp_path / "b.jsonl", [json.dumps(r) for r in respelled])],
+        progress=False,
+    )
+    assert report.inserted == 0
+    assert read_table(data, "sources", SOURCES)["source_id"].n_unique() == 5
+
+    # one source with new text: exactly one update
+    edited = [dict(r) for r in respelled]
+    edited[2]["text"] = "Acme raised $2 million on Tuesday, not Monday."
+    report = ingest_paths(
+        data, [write_jsonl(tmp_path / "c.jsonl", [json.dumps(r) for r in edited])], progress=False
+    )
+    assert (report.inserted, report.updated, report.unchanged) == (0, 1, 4)
+    after = read_table(data, "sources", SOURCES)
+    assert after.height == 5 and after["source_id"].n_unique() == 5
+    changed = after.filter(pl.col("text").str.contains("Tuesday"))
+    assert changed.height == 1
+    original = before.filter(pl.col("source_id") == changed["source_id"][0])
+    assert changed["first_ingested_at"][0] == original["first_ingested_at"][0]
+
+
+def test_duplicate_within_one_batch_keeps_the_last(data: DataDir, tmp_path: Path) -> None:
+    src = write_jsonl(
+        tmp_path / "dup.jsonl", [json.dumps(rec(1)), json.dumps(rec(1, title="Story 1, corrected"))]
+    )
+    report = ingest_paths(data, [src], progress=False)
+    table = read_table(data, "sources", SOURCES)
+    assert report.inserted == 1 and table["title"].to_list() == ["Story 1, corrected"]
+
+
+def test_markdown_front_matter_and_folders(data: DataDir, tmp_path: Path) -> None:
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "essay.md").write_text(
+        "---\nkind: essay\ntitle: 'Compute: the new oil?'\nurl: https://blog.example.org/compute\n"
+        "date: 2026-06-01\nauthor: A. Writer\n---\n\nFirst paragraph.\n\nSecond paragraph.\n"
+    )
+    (folder / "no-front-matter.md").write_text("# Just a heading\n")
+    (folder / "notes.txt").write_text("ignored: folders only yield files an adapter reads")
+    (folder / ".hidden").mkdir()
+    (folder / ".hidden" / "x.md").write_text("---\nkind: essay\n---\n")
+    report = ingest_paths(data, [folder], progress=False)
+    assert report.inserted == 1 and len(report.quarantined) == 1
+    assert "front matter" in report.quarantined[0].reason
+    row = read_table(data, "sources", SOURCES).row(0, named=True)
+    assert row["title"] == "Compute: the new oil?"
+    assert row["text"] == "First paragraph.\n\nSecond paragraph."
+    assert row["published_at"].isoformat() == "2026-06-01T00:00:00+00:00"
+
+
+def test_unreadable_inputs_are_reported_not_fatal(data: DataDir, tmp_path: Path) -> None:
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    good = write_jsonl(tmp_path / "ok.jsonl", [json.dumps(rec(1))])
+    report = ingest_paths(data, [pdf, tmp_path / "missing.jsonl", good], progress=False)
+    reasons = sorted(q.reason for q in report.quarantined)
+    assert report.inserted == 1
+    assert "no adapter reads .pdf" in reasons[0] and reasons[1] == "no such file or folder"
+
+
+def test_unchanged_files_are_skipped_when_asked(data: DataDir, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1))])
+    ingest_paths(data, [src], progress=False, skip_unchanged_files=True)
+    second = ingest_paths(data, [src], progress=False, skip_unchanged_files=True)
+    assert (second.files, second.skipped_files, second.records) == (0, 1, 0)
+    write_jsonl(src, [json.dumps(rec(1)), json.dumps(rec(2))])
+    third = ingest_paths(data, [src], progress=False, skip_unchanged_files=True)
+    assert (third.inserted, third.unchanged) == (1, 1)
+
+
+def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1)), "{bad"])
+    ingest_paths(data, [src], progress=False)
+    with duckdb.connect(str(data.catalog), read_only=True) as con:
+        views = {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() "
+                                                "WHERE NOT internal").fetchall()}
+        assert {"sources", "quarantine", "ingest_log"} <= views
+        assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
