@@ -42,7 +42,9 @@ lint: setup  ## ruff check, ruff format --check, mypy
 
 dagster: setup  ## the Dagster UI on 127.0.0.1:3000 over the same data dir
 	@mkdir -p $(AIMI_DATA_DIR)/dagster && cp dagster.yaml $(AIMI_DATA_DIR)/dagster/dagster.yaml
-	DAGSTER_HOME=$(AIMI_DATA_DIR)/dagster $(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
+	@# run from DAGSTER_HOME: Dagster warns about a dagster.yaml in the working folder otherwise
+	cd $(AIMI_DATA_DIR)/dagster && DAGSTER_HOME=$(AIMI_DATA_DIR)/dagster \
+		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
 
 build: setup  ## materialize every asset and publish a snapshot (AS_OF=2026-01-01 to fix the clock)
 	$(BIN)/aimi build $(if $(AS_OF),--as-of $(AS_OF))

@@ -1,0 +1,12 @@
+"""Deterministic synthetic demo corpus about the AI economy, with planted ground truth.
+
+``generate_demo_corpus(seed)`` returns source records (written as JSONL by the caller),
+Markdown documents with YAML front matter and a ground-truth dict describing the entity
+trends and theme shift the analytics are expected to recover. Pure: no I/O, stdlib only.
+"""
+
+from __future__ import annotations
+
+from analytics.demo.generator import DEMO_AS_OF, DEMO_SEED, DemoCorpus, generate_demo_corpus
+
+__all__ = ["DEMO_AS_OF", "DEMO_SEED", "DemoCorpus", "generate_demo_corpus"]
