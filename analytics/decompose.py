@@ -20,11 +20,13 @@ EXTRACTION_VERSION = "lexical-1"
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*|\d[\d.,]*")
 _STOPWORDS = frozenset(
-    """a an the and or but if then than that this these those is are was were be been being
-    to of in on at by for with from as into about over after before under between it its
-    he she they them his her their we our you your i me my not no so such can could will
-    would should may might must do does did have has had also just more most very which who
-    whom what when where why how all any each some there here one two up out""".split()
+    (
+        "a an the and or but if then than that this these those is are was were be been being to "
+        "of in on at by for with from as into about over after before under between it its he she "
+        "they them his her their we our you your i me my not no so such can could will would "
+        "should may might must do does did have has had also just more most very which who whom "
+        "what when where why how all any each some there here one two up out"
+    ).split()
 )
 # Calls to action open a sentence; page furniture (legal links, e-mail chrome) fills a short one.
 _CALL_TO_ACTION = re.compile(
@@ -192,7 +194,9 @@ class LexicalDecomposer:
         return units
 
 
-def verify_units(units: list[UnitDraft], source_text: str) -> tuple[list[UnitDraft], list[Rejection]]:
+def verify_units(
+    units: list[UnitDraft], source_text: str
+) -> tuple[list[UnitDraft], list[Rejection]]:
     """The gate: only units that pass every rule are returned as accepted.
 
     Rules: at least one snippet; every snippet at most 50 characters and verbatim

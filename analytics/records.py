@@ -85,9 +85,7 @@ def parse_timestamp(value: object) -> datetime:
                 "published_at",
             ) from None
     else:
-        raise RecordError(
-            f"must be an ISO 8601 string, got {type(value).__name__}", "published_at"
-        )
+        raise RecordError(f"must be an ISO 8601 string, got {type(value).__name__}", "published_at")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

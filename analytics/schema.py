@@ -6,6 +6,11 @@ import polars as pl
 
 UTC_TIME = pl.Datetime("us", "UTC")
 
+
+def _schema(columns: dict[str, pl.DataType | type[pl.DataType]]) -> pl.Schema:
+    return pl.Schema(columns)
+
+
 SOURCE_KINDS = ("article", "essay", "memo", "social", "paper", "news", "podcast")
 CONTENT_TYPES = ("analysis", "event")
 UNIT_ROLES = ("thesis", "synopsis", "argument", "claim")
@@ -16,7 +21,7 @@ SEGMENT = pl.Struct(
 SNIPPET = pl.Struct({"text": pl.String, "truncated": pl.Boolean})
 
 # One row per source (per canonical URL): the latest version of what was ingested.
-SOURCES = pl.Schema(
+SOURCES = _schema(
     {
         "source_id": pl.String,
         "kind": pl.String,
@@ -37,7 +42,7 @@ SOURCES = pl.Schema(
 )
 
 # Records that failed validation, with where they came from and why.
-QUARANTINE = pl.Schema(
+QUARANTINE = _schema(
     {
         "file": pl.String,
         "line": pl.Int64,
@@ -49,7 +54,7 @@ QUARANTINE = pl.Schema(
 )
 
 # Files already read, so an unchanged inbox file is not read twice.
-INGEST_LOG = pl.Schema(
+INGEST_LOG = _schema(
     {
         "path": pl.String,
         "sha256": pl.String,
@@ -60,7 +65,7 @@ INGEST_LOG = pl.Schema(
 )
 
 # One row per signal: a source, or one segment of a podcast episode.
-SIGNALS = pl.Schema(
+SIGNALS = _schema(
     {
         "signal_id": pl.String,
         "source_id": pl.String,
@@ -79,7 +84,7 @@ SIGNALS = pl.Schema(
 )
 
 # One row per unit that passed verification, in served order within its signal.
-UNITS = pl.Schema(
+UNITS = _schema(
     {
         "unit_id": pl.String,
         "signal_id": pl.String,
@@ -96,7 +101,7 @@ UNITS = pl.Schema(
 )
 
 # Units the verifier refused, with the rule that refused them.
-UNIT_REJECTIONS = pl.Schema(
+UNIT_REJECTIONS = _schema(
     {
         "unit_id": pl.String,
         "signal_id": pl.String,
@@ -108,7 +113,7 @@ UNIT_REJECTIONS = pl.Schema(
 
 # The served signal table inside a snapshot: keys for ordering and filtering plus the
 # pre-rendered JSON of the card and of the detail, returned as they are.
-SERVED_SIGNALS = pl.Schema(
+SERVED_SIGNALS = _schema(
     {
         "signal_id": pl.String,
         "published_at": UTC_TIME,

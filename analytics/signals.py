@@ -38,9 +38,11 @@ def signals_from_sources(sources: pl.DataFrame, *, as_of: datetime | None = None
         if src["kind"] == "podcast" and segments:
             for seg in segments:
                 chapter = (seg["chapter"] or "").strip()
-                title = f"{src['title']}{EPISODE_CHAPTER_SEPARATOR}{chapter}" if chapter else src[
-                    "title"
-                ]
+                title = (
+                    f"{src['title']}{EPISODE_CHAPTER_SEPARATOR}{chapter}"
+                    if chapter
+                    else src["title"]
+                )
                 url = with_segment(src["url"], seg["start_s"], seg["end_s"])
                 rows.append(
                     {

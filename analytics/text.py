@@ -12,8 +12,10 @@ _WHITESPACE = re.compile(r"\s+")
 # and an opening capital, digit, quote or bracket; or at a paragraph break.
 _BOUNDARY = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc inc ltd corp co e.g i.e u.s u.k u.n no fig approx "
-    "jan feb mar apr jun jul aug sep sept oct nov dec est ca al".split()
+    (
+        "mr mrs ms dr prof sr jr st vs etc inc ltd corp co e.g i.e u.s u.k u.n no fig approx jan "
+        "feb mar apr jun jul aug sep sept oct nov dec est ca al"
+    ).split()
 )
 _SPEAKER_TURN = re.compile(r"^\s*[A-Z][\w.'’ -]{0,60}\(\d{1,2}:\d{2}(?::\d{2})?\):\s*", re.M)
 

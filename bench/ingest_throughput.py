@@ -36,12 +36,18 @@ def main() -> None:
             again = ingest_paths(data, [args.path], progress=False)
             warm.append(time.perf_counter() - started)
             assert again.inserted == 0 and again.updated == 0, "re-ingest must change nothing"
-    print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}"
+    )
     print(f"file: {args.path.name}, {records:,} records, {args.repeat} runs")
-    print(f"first ingest: median {statistics.median(cold):.2f}s = "
-          f"{records / statistics.median(cold):,.0f} records/s")
-    print(f"re-ingest (all unchanged): median {statistics.median(warm):.2f}s = "
-          f"{records / statistics.median(warm):,.0f} records/s")
+    print(
+        f"first ingest: median {statistics.median(cold):.2f}s = "
+        f"{records / statistics.median(cold):,.0f} records/s"
+    )
+    print(
+        f"re-ingest (all unchanged): median {statistics.median(warm):.2f}s = "
+        f"{records / statistics.median(warm):,.0f} records/s"
+    )
 
 
 if __name__ == "__main__":

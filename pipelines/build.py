@@ -60,9 +60,7 @@ def _materialize(
         run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
     )
     if not result.success:
-        failures = [
-            event.step_key or "?" for event in result.all_events if event.is_step_failure
-        ]
+        failures = [event.step_key or "?" for event in result.all_events if event.is_step_failure]
         raise BuildError(f"build failed at step(s): {', '.join(failures) or 'unknown'}")
     for check in result.get_asset_check_evaluations():
         if not check.passed:

@@ -6,7 +6,6 @@ import os
 import secrets
 import subprocess
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -20,12 +19,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-keys_app = typer.Typer(help="Create, list and revoke API keys (stored hashed).", no_args_is_help=True)
+keys_app = typer.Typer(
+    help="Create, list and revoke API keys (stored hashed).", no_args_is_help=True
+)
 app.add_typer(keys_app, name="keys")
 
 DataDirOption = Annotated[
     Path | None,
-    typer.Option("--data-dir", help="Data dir (default: AIMI_DATA_DIR or ./data).", show_default=False),
+    typer.Option(
+        "--data-dir", help="Data dir (default: AIMI_DATA_DIR or ./data).", show_default=False
+    ),
 ]
 
 
@@ -174,7 +177,10 @@ def keys_create(
 
     record, plaintext = KeyStore(_data(data_dir).keys_file).create(name, tier)
     _echo(plaintext)
-    _echo(f"key_id {record.key_id} ({record.name}, tier {record.tier}); it is not shown again", err=True)
+    _echo(
+        f"key_id {record.key_id} ({record.name}, tier {record.tier}); it is not shown again",
+        err=True,
+    )
 
 
 @keys_app.command("list")
@@ -203,5 +209,3 @@ def keys_revoke(
 
 def main() -> None:
     app()
-
-

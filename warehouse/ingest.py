@@ -58,9 +58,7 @@ class IngestReport:
         )
 
 
-def sources_frame(
-    records: Iterable[tuple[SourceRecord, str]], *, now: datetime
-) -> pl.DataFrame:
+def sources_frame(records: Iterable[tuple[SourceRecord, str]], *, now: datetime) -> pl.DataFrame:
     """Validated records (with their origin ``file:line``) as rows of the ``sources`` table."""
     rows: list[dict[str, Any]] = []
     for record, origin in records:
@@ -86,7 +84,9 @@ def sources_frame(
     return pl.DataFrame(rows, schema=SOURCES, orient="row")
 
 
-def upsert_sources(existing: pl.DataFrame, incoming: pl.DataFrame) -> tuple[pl.DataFrame, int, int, int]:
+def upsert_sources(
+    existing: pl.DataFrame, incoming: pl.DataFrame
+) -> tuple[pl.DataFrame, int, int, int]:
     """Merge by ``source_id``: new rows are added, changed ones replace the old row (keeping
     ``first_ingested_at``), identical ones leave the table as it was.
 
@@ -163,8 +163,12 @@ def ingest_paths(
     log_rows: list[dict[str, Any]] = []
     total_bytes = sum(path.stat().st_size for path, _ in todo)
     with tqdm(
-        total=total_bytes, unit="B", unit_scale=True, desc="ingest", disable=progress is False
-        if progress is not None else None, leave=False,
+        total=total_bytes,
+        unit="B",
+        unit_scale=True,
+        desc="ingest",
+        disable=progress is False if progress is not None else None,
+        leave=False,
     ) as bar:
         for path, digest in todo:
             before = len(report.quarantined)
@@ -175,7 +179,9 @@ def ingest_paths(
                 report.records += 1
                 if raw.error is not None:
                     report.quarantined.append(
-                        QuarantinedRecord(raw.file, raw.line, None, raw.error, raw.raw[:RAW_KEEP_CHARS])
+                        QuarantinedRecord(
+                            raw.file, raw.line, None, raw.error, raw.raw[:RAW_KEEP_CHARS]
+                        )
                     )
                     continue
                 try:
@@ -224,6 +230,8 @@ def ingest_paths(
         )
         write_table(data_dir, "quarantine", pl.concat([quarantine, fresh]))
     if log_rows:
-        write_table(data_dir, "ingest_log", pl.concat([log, pl.DataFrame(log_rows, schema=INGEST_LOG)]))
+        write_table(
+            data_dir, "ingest_log", pl.concat([log, pl.DataFrame(log_rows, schema=INGEST_LOG)])
+        )
     report.seconds = time.perf_counter() - started
     return report

@@ -49,16 +49,21 @@ def discover(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
     for path in paths:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES:
-                    if not any(part.startswith(".") for part in child.relative_to(path).parts):
-                        found.append(child)
+                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES and not hidden:
+                    found.append(child)
         elif path.is_file():
             if path.suffix.lower() in SUPPORTED_SUFFIXES:
                 found.append(path)
             else:
                 supported = ", ".join(SUPPORTED_SUFFIXES)
-                problems.append((path, f"no adapter reads {path.suffix or 'extensionless'} "
-                                       f"files (supported: {supported})"))
+                problems.append(
+                    (
+                        path,
+                        f"no adapter reads {path.suffix or 'extensionless'} "
+                        f"files (supported: {supported})",
+                    )
+                )
         else:
             problems.append((path, "no such file or folder"))
     return found, problems
@@ -90,7 +95,11 @@ def read_jsonl(path: Path) -> Iterator[RawRecord]:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 yield RawRecord(
-                    str(path), number, None, line.rstrip("\n"), size,
+                    str(path),
+                    number,
+                    None,
+                    line.rstrip("\n"),
+                    size,
                     f"invalid JSON: {exc.msg} at column {exc.colno}",
                 )
                 continue

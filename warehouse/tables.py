@@ -43,7 +43,7 @@ def read_table(data_dir: DataDir, name: str, schema: pl.Schema) -> pl.DataFrame:
             f"{path} lacks columns {missing}: it was written by another version of aimi; "
             "rebuild the data dir (make clean-data) or re-ingest"
         )
-    return frame.select(schema.names()).cast(dict(schema))
+    return frame.select(schema.names()).cast(schema)
 
 
 def write_table(data_dir: DataDir, name: str, frame: pl.DataFrame) -> Path:

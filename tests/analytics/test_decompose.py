@@ -33,9 +33,24 @@ NEWS = (
         ("news", "x", "I think this is wrong.", "event"),
         ("essay", "x", "Nvidia announced a chip on Monday.", "analysis"),
         ("podcast", "x", "Anything.", "analysis"),
-        ("social", "Hot take", "I think the scaling debate is overrated and we should move on.", "analysis"),
-        ("social", "Launch", "Mistral released Magistral on Tuesday, according to the blog.", "event"),
-        ("article", "Deal", "Microsoft signed a $10 billion deal; the company announced it on Monday.", "event"),
+        (
+            "social",
+            "Hot take",
+            "I think the scaling debate is overrated and we should move on.",
+            "analysis",
+        ),
+        (
+            "social",
+            "Launch",
+            "Mistral released Magistral on Tuesday, according to the blog.",
+            "event",
+        ),
+        (
+            "article",
+            "Deal",
+            "Microsoft signed a $10 billion deal; the company announced it on Monday.",
+            "event",
+        ),
     ],
 )
 def test_content_type(kind: str, title: str, text: str, expected: str) -> None:
@@ -89,7 +104,9 @@ def test_verifier_rejects_with_the_rule(draft: UnitDraft, rule: str) -> None:
 
 
 def test_verifier_accepts_whitespace_variants() -> None:
-    draft = _draft("The company guided to $65 billion  for the next quarter.", "The company  guided")
+    draft = _draft(
+        "The company guided to $65 billion  for the next quarter.", "The company  guided"
+    )
     accepted, rejected = verify_units([draft], NEWS)
     assert accepted == [draft] and rejected == []
 

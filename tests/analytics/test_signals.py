@@ -23,7 +23,10 @@ NEWS = {
     "title": "Nvidia posts record revenue",
     "url": "https://example.com/nvidia",
     "published_at": "2026-05-20T10:00:00Z",
-    "text": "Nvidia reported revenue of $57 billion on Wednesday. Data-center sales rose 66% from a year earlier.",
+    "text": (
+        "Nvidia reported revenue of $57 billion on Wednesday. "
+        "Data-center sales rose 66% from a year earlier."
+    ),
 }
 EPISODE = {
     "kind": "podcast",
@@ -31,10 +34,20 @@ EPISODE = {
     "url": "https://pod.example.fm/episodes/41",
     "published_at": "2026-05-21T06:00:00Z",
     "segments": [
-        {"start_s": 0, "end_s": 610, "chapter": "Power", "text":
-         "Host (00:00:05): Power is the binding constraint on new data centers this year."},
-        {"start_s": 610, "end_s": 1500, "chapter": "Chips", "text":
-         "Guest (00:10:12): Custom accelerators will take a third of inference by 2028."},
+        {
+            "start_s": 0,
+            "end_s": 610,
+            "chapter": "Power",
+            "text": (
+                "Host (00:00:05): Power is the binding constraint on new data centers this year."
+            ),
+        },
+        {
+            "start_s": 610,
+            "end_s": 1500,
+            "chapter": "Chips",
+            "text": "Guest (00:10:12): Custom accelerators will take a third of inference by 2028.",
+        },
     ],
 }
 LATE = {**NEWS, "url": "https://example.com/late", "published_at": "2026-07-01T00:00:00Z"}
@@ -80,7 +93,9 @@ def test_cards_and_details_have_the_spec_shape() -> None:
     units, _ = extract_units(signal_frame)
     served = render_served_signals(signal_frame, units)
     assert served.height == 3
-    assert served["published_at"].to_list() == sorted(served["published_at"].to_list(), reverse=True)
+    assert served["published_at"].to_list() == sorted(
+        served["published_at"].to_list(), reverse=True
+    )
     news = served.filter(pl.col("content_type") == "event").row(0, named=True)
     card = orjson.loads(news["card_json"])
     detail = orjson.loads(news["detail_json"])

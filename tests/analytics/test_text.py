@@ -8,7 +8,7 @@ from analytics.text import SNIPPET_MAX_CHARS, normalize_ws, snippet, split_sente
 
 def test_sentences_keep_abbreviations_decimals_quotes_and_offsets() -> None:
     text = (
-        'Nvidia Corp. said revenue rose 3.5% to $30.2 billion. Mr. Huang spoke in the U.S. '
+        "Nvidia Corp. said revenue rose 3.5% to $30.2 billion. Mr. Huang spoke in the U.S. "
         'on Monday. He said "It works." Then it ended!\n\nJane Doe (00:01:02): Next point.'
     )
     sentences = split_sentences(text)

@@ -16,9 +16,7 @@ def test_definitions_load_with_every_stage() -> None:
     repo = defs.get_repository_def()
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
     assert keys == {"sources", "signals", "units", "snapshot"}
-    groups = {
-        repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys
-    }
+    groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
     assert groups == {"ingest", "decompose", "publish"}
     for key in keys:
         assert repo.asset_graph.get(dg.AssetKey(key)).description
@@ -28,9 +26,13 @@ def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path)
     data = DataDir(tmp_path / "data")
     data.inbox.mkdir(parents=True)
     records = [
-        {"kind": "news", "title": f"Deal {i}", "url": f"https://example.com/deal/{i}",
-         "published_at": f"2026-05-{i + 1:02d}T09:00:00Z",
-         "text": f"Acme signed a ${i + 1} billion compute deal with Beta Cloud on Monday."}
+        {
+            "kind": "news",
+            "title": f"Deal {i}",
+            "url": f"https://example.com/deal/{i}",
+            "published_at": f"2026-05-{i + 1:02d}T09:00:00Z",
+            "text": f"Acme signed a ${i + 1} billion compute deal with Beta Cloud on Monday.",
+        }
         for i in range(6)
     ]
     (data.inbox / "batch.jsonl").write_text(

@@ -36,7 +36,9 @@ def data(tmp_path: Path) -> DataDir:
     return DataDir(tmp_path / "data")
 
 
-def test_bad_records_are_quarantined_with_file_line_and_reason(data: DataDir, tmp_path: Path) -> None:
+def test_bad_records_are_quarantined_with_file_line_and_reason(
+    data: DataDir, tmp_path: Path
+) -> None:
     src = write_jsonl(
         tmp_path / "batch.jsonl",
         [
@@ -50,8 +52,11 @@ def test_bad_records_are_quarantined_with_file_line_and_reason(data: DataDir, tm
     )
     report = ingest_paths(data, [src], progress=False)
     assert (report.inserted, len(report.quarantined)) == (2, 3)
-    quarantine = read_table(data, "quarantine", pl.Schema({"file": pl.String, "line": pl.Int64,
-                                                          "field": pl.String, "reason": pl.String}))
+    quarantine = read_table(
+        data,
+        "quarantine",
+        pl.Schema({"file": pl.String, "line": pl.Int64, "field": pl.String, "reason": pl.String}),
+    )
     rows = sorted(quarantine.select("line", "field", "reason").iter_rows())
     assert rows[0][0] == 2 and rows[0][2].startswith("invalid JSON")
     assert rows[1][:2] == (3, "published_at") and "ISO 8601" in rows[1][2]
@@ -70,7 +75,8 @@ def test_reingest_updates_never_duplicates(data: DataDir, tmp_path: Path) -> Non
     # the same sources under other spellings of the URL: still five sources
     respelled = [rec(n, url=f"http://www.example.com/story/{n}/?utm_source=feed") for n in range(5)]
     report = ingest_paths(
-        data, [write_jsonl(tmp_path / "b.jsonl", [json.dumps(r) for r in respelled])],
+        data,
+        [write_jsonl(tmp_path / "b.jsonl", [json.dumps(r) for r in respelled])],
         progress=False,
     )
     assert report.inserted == 0
@@ -144,7 +150,11 @@ def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1)), "{bad"])
     ingest_paths(data, [src], progress=False)
     with duckdb.connect(str(data.catalog), read_only=True) as con:
-        views = {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() "
-                                                "WHERE NOT internal").fetchall()}
+        views = {
+            row[0]
+            for row in con.execute(
+                "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+            ).fetchall()
+        }
         assert {"sources", "quarantine", "ingest_log"} <= views
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)

@@ -43,7 +43,9 @@ def test_publish_writes_manifest_and_switches_pointer(tmp_path: Path) -> None:
 
 def test_old_snapshots_are_pruned_but_never_the_current(tmp_path: Path) -> None:
     data = DataDir(tmp_path)
-    ids = [publish_snapshot(data, {"t": frame(i)}, as_of=AS_OF, keep=2).snapshot_id for i in range(4)]
+    ids = [
+        publish_snapshot(data, {"t": frame(i)}, as_of=AS_OF, keep=2).snapshot_id for i in range(4)
+    ]
     kept = sorted(p.name for p in data.snapshots.iterdir() if p.is_dir())
     assert kept == sorted(ids[-2:])
 

@@ -42,4 +42,3 @@ def sources(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
             "by_kind": dg.MetadataValue.md(markdown_table(by_kind)),
         }
     )
-

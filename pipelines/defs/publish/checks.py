@@ -13,7 +13,7 @@ SNIPPET_LIMIT = 50
 
 
 @dg.asset_check(asset=snapshot, description="Manifest checksums and row counts verify.")
-def snapshot_verifies(aimi: AimiResource) -> dg.AssetCheckResult:  # type: ignore[type-arg]
+def snapshot_verifies(aimi: AimiResource) -> dg.AssetCheckResult:
     opened = open_current(aimi.data(), verify=True)
     return dg.AssetCheckResult(
         passed=opened is not None,
@@ -28,14 +28,14 @@ def snapshot_verifies(aimi: AimiResource) -> dg.AssetCheckResult:  # type: ignor
         "the number of units, and every evidence snippet is at most 50 characters."
     ),
 )
-def served_signals_are_complete(aimi: AimiResource) -> dg.AssetCheckResult:  # type: ignore[type-arg]
+def served_signals_are_complete(aimi: AimiResource) -> dg.AssetCheckResult:
     opened = open_current(aimi.data(), verify=False)
     if opened is None:
         return dg.AssetCheckResult(passed=False, metadata={"reason": "no snapshot"})
     problems: list[str] = []
-    for signal_id, detail_json in opened.read_table("signals").select(
-        "signal_id", "detail_json"
-    ).iter_rows():
+    for signal_id, detail_json in (
+        opened.read_table("signals").select("signal_id", "detail_json").iter_rows()
+    ):
         detail = orjson.loads(detail_json)
         units = detail["units"]
         if detail["verified_unit_count"] != len(units):

@@ -1,0 +1,51 @@
+"""The FastAPI application factory: settings, key store, snapshot store, error rendering and
+the /v1 routers, with a lifespan that loads the snapshot and follows its pointer."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from anyio import to_thread
+from fastapi import FastAPI
+
+from serving.errors import add_exception_handlers
+from serving.keys import KeyStore
+from serving.routers import v1_router
+from serving.settings import API_VERSION, Settings, get_settings
+from serving.store import SnapshotStore
+from warehouse.paths import DataDir
+
+DESCRIPTION = (
+    "Verified, source-cited market intelligence about the AI economy. Every data endpoint "
+    "needs an `X-API-Key` header; `/v1/health` does not."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A new app over ``settings`` (the environment's when None); tests pass their own."""
+    settings = settings or get_settings()
+    data_dir = DataDir.from_env(settings.data_dir)
+    store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Verifying checksums reads every table: keep that off the event loop.
+        await to_thread.run_sync(store.start)
+        try:
+            yield
+        finally:
+            await to_thread.run_sync(store.stop)
+
+    app = FastAPI(
+        title="aimi",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.state.keys = KeyStore(data_dir.keys_file)
+    add_exception_handlers(app)
+    app.include_router(v1_router())
+    return app

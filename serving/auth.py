@@ -1,0 +1,59 @@
+"""API-key authentication for the data endpoints (spec §5): ``X-API-Key`` must be the dev key
+(``AIMI_DEV_API_KEY``) or an active key from the key store."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
+
+from serving.errors import Unauthorized
+from serving.keys import KeyStore
+
+API_KEY_HEADER = "X-API-Key"
+DEV_KEY_ID = "dev"
+DEV_TIER = "dev"
+
+# auto_error=False: a missing key must give our 401 error body, not FastAPI's 403.
+_api_key_header = APIKeyHeader(
+    name=API_KEY_HEADER,
+    auto_error=False,
+    description="Your API key (`aimi keys create --name NAME` issues one).",
+)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the key id, its name and its tier (rate limits are per tier)."""
+
+    key_id: str
+    name: str
+    tier: str
+
+
+def _matches_dev_key(presented: str, request: Request) -> bool:
+    dev_key = request.app.state.settings.dev_api_key
+    if dev_key is None:
+        return False
+    return hmac.compare_digest(presented.encode("utf-8"), dev_key.get_secret_value().encode())
+
+
+async def require_api_key(
+    request: Request, presented: Annotated[str | None, Security(_api_key_header)]
+) -> Principal:
+    """The caller's principal; 401 when the key is missing, unknown or revoked."""
+    if not presented:
+        raise Unauthorized(f"missing API key: send it in the {API_KEY_HEADER} header")
+    if _matches_dev_key(presented, request):
+        return Principal(key_id=DEV_KEY_ID, name="development key", tier=DEV_TIER)
+    keys: KeyStore = request.app.state.keys
+    record = keys.verify(presented)
+    if record is None:
+        raise Unauthorized(f"invalid or revoked API key in the {API_KEY_HEADER} header")
+    return Principal(key_id=record.key_id, name=record.name, tier=record.tier)
+
+
+ApiKeyDep = Annotated[Principal, Depends(require_api_key)]

@@ -1,0 +1,80 @@
+"""Opaque keyset cursors (spec §4.11): URL-safe base64 of a small versioned JSON naming the sort
+and the last row's key, so a page boundary survives a snapshot swap."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from serving.errors import InvalidParameters
+
+CURSOR_VERSION = 1
+# A real cursor is well under 200 characters; anything far longer is not one of ours.
+MAX_CURSOR_CHARS = 512
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True)
+class PublishedKey:
+    """Keyset position for ``sort=published``: the last row's ``(published_at, signal_id)``
+    with ``published_at`` in microseconds since the epoch, ordered descending."""
+
+    published_us: int
+    signal_id: str
+
+
+def encode_published(key: PublishedKey) -> str:
+    payload = {"v": CURSOR_VERSION, "s": "published", "k": [key.published_us, key.signal_id]}
+    return base64.urlsafe_b64encode(orjson.dumps(payload)).rstrip(b"=").decode("ascii")
+
+
+def _invalid(why: str) -> InvalidParameters:
+    return InvalidParameters(
+        f"cursor is not valid ({why}); pass back next_cursor exactly as returned, or drop "
+        "cursor to start from the first page",
+        field="cursor",
+    )
+
+
+def _payload(cursor: str) -> dict[str, Any]:
+    if len(cursor) > MAX_CURSOR_CHARS:
+        raise _invalid("too long")
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        raw = base64.b64decode(padded, altchars=b"-_", validate=True)
+        payload = orjson.loads(raw)
+    except (binascii.Error, ValueError):
+        # orjson.JSONDecodeError and undecodable text are both ValueErrors.
+        raise _invalid("not a cursor this API issued") from None
+    if not isinstance(payload, dict):
+        raise _invalid("not a cursor this API issued")
+    if payload.get("v") != CURSOR_VERSION:
+        raise _invalid("issued by another version of the API")
+    return payload
+
+
+def decode_published(cursor: str) -> PublishedKey:
+    """The keyset position in a ``sort=published`` cursor; 400 ``field=cursor`` otherwise."""
+    payload = _payload(cursor)
+    sort = payload.get("s")
+    if sort != "published":
+        raise InvalidParameters(
+            f"cursor was issued for sort={sort!r}, not sort='published'; keep sort the same "
+            "across one pagination sequence",
+            field="cursor",
+        )
+    key = payload.get("k")
+    if (
+        not isinstance(key, list)
+        or len(key) != 2
+        or type(key[0]) is not int
+        or not _INT64_MIN <= key[0] <= _INT64_MAX
+        or not isinstance(key[1], str)
+        or not key[1]
+    ):
+        raise _invalid("its position is malformed")
+    return PublishedKey(published_us=key[0], signal_id=key[1])

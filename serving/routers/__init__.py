@@ -1,0 +1,17 @@
+"""The /v1 routers, one per resource, gathered under one versioned prefix."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from serving.routers import health, signals
+
+API_PREFIX = "/v1"
+
+
+def v1_router() -> APIRouter:
+    """Every resource router mounted under ``/v1``."""
+    router = APIRouter(prefix=API_PREFIX)
+    for resource in (health.router, signals.router):
+        router.include_router(resource)
+    return router

@@ -1,0 +1,178 @@
+"""``GET /v1/signals`` (keyset-paged cards) and ``GET /v1/signals/{signal_id}`` (detail), both
+answered from the snapshot's pre-rendered JSON bytes."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Literal
+
+import orjson
+from fastapi import APIRouter, Path, Query, Response
+
+from serving.cursor import decode_published, encode_published
+from serving.deps import ApiKeyDep, SnapshotDep
+from serving.errors import InvalidParameters, NotFound
+from serving.models import ContentType, IsoDateTime, SignalDetail, SignalList, error_responses
+from serving.store import SignalQuery
+
+router = APIRouter(tags=["signals"])
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 50
+# d = days, w = weeks, m = 30-day months (spec §4.2); four digits keep the start in range.
+WINDOW_PATTERN = r"^[1-9][0-9]{0,3}[dwm]$"
+_WINDOW = re.compile(WINDOW_PATTERN)
+_WINDOW_DAYS = {"d": 1, "w": 7, "m": 30}
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ONE_MICROSECOND = timedelta(microseconds=1)
+# The spec's 2026-06-12 rename: `q` is read as absent and the response says it is deprecated.
+_DEPRECATION_HEADERS = {"Deprecation": "true", "Link": '</docs/changelog.md>; rel="deprecation"'}
+_NOT_IN_THIS_BUILD = "the {name} filter is not available in this build of the API"
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _epoch_us(moment: datetime) -> int:
+    return (_utc(moment) - _EPOCH) // _ONE_MICROSECOND
+
+
+def window_start(window: str, as_of: datetime) -> datetime:
+    """The instant ``window`` reaches back to from ``as_of`` (``7d``, ``2w``, ``1m``)."""
+    match = _WINDOW.match(window)
+    if match is None:  # the Query pattern rejects these first; kept for direct callers
+        raise InvalidParameters(f"window {window!r} is not like 7d, 2w or 1m", field="window")
+    count, unit = int(window[:-1]), window[-1]
+    return _utc(as_of) - timedelta(days=count * _WINDOW_DAYS[unit])
+
+
+def _published_bounds(
+    published_after: datetime | None,
+    published_before: datetime | None,
+    window: str | None,
+    as_of: datetime,
+) -> tuple[int | None, int | None]:
+    """Inclusive lower and exclusive upper bounds in epoch microseconds."""
+    lower_field = "published_after"
+    if window is not None:
+        if published_after is not None:
+            raise InvalidParameters(
+                "window and published_after both set a lower bound; send only one of them",
+                field="window",
+            )
+        published_after = window_start(window, as_of)
+        lower_field = "window"
+    if (
+        published_after is not None
+        and published_before is not None
+        and _utc(published_after) > _utc(published_before)
+    ):
+        raise InvalidParameters(
+            f"{lower_field} starts at {_utc(published_after).isoformat()}, later than "
+            f"published_before {_utc(published_before).isoformat()}",
+            field=lower_field,
+        )
+    return (
+        None if published_after is None else _epoch_us(published_after),
+        None if published_before is None else _epoch_us(published_before),
+    )
+
+
+@router.get(
+    "/signals",
+    response_model=SignalList,
+    responses=error_responses(400, 401, 503),
+    summary="List signals, newest first",
+    description="Cursor-paginated signal cards. Pass `next_cursor` back as `cursor` until "
+    "`has_more` is false; paging is keyset-based, so a snapshot published between pages "
+    "neither skips nor repeats a signal. `window` is measured back from the snapshot's "
+    "`as_of`; `published_after` is inclusive and `published_before` exclusive.",
+)
+async def list_signals(
+    _principal: ApiKeyDep,
+    snapshot: SnapshotDep,
+    entity: Annotated[
+        str | None, Query(description="Entity ID or exact name (not available in this build).")
+    ] = None,
+    theme: Annotated[
+        str | None, Query(description="Theme label (not available in this build).")
+    ] = None,
+    keyword: Annotated[
+        str | None,
+        Query(description="Literal term in title or units (not available in this build)."),
+    ] = None,
+    content_type: Annotated[ContentType | None, Query()] = None,
+    published_after: Annotated[IsoDateTime | None, Query()] = None,
+    published_before: Annotated[IsoDateTime | None, Query()] = None,
+    window: Annotated[
+        str | None,
+        Query(
+            pattern=WINDOW_PATTERN,
+            description="Relative lower bound: d = days, w = weeks, m = 30-day months "
+            "(e.g. 7d, 2w, 1m). Not together with published_after.",
+        ),
+    ] = None,
+    sort: Annotated[
+        Literal["published", "changed"],
+        Query(description="`published`: newest first. `changed`: the change feed."),
+    ] = "published",
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the last page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    q: Annotated[
+        str | None,
+        Query(deprecated=True, description="Renamed `keyword` on 2026-06-12; ignored."),
+    ] = None,
+) -> Response:
+    if sort == "changed":
+        raise InvalidParameters(
+            "sort=changed (the change feed) is not available in this build of the API; "
+            "use sort=published",
+            field="sort",
+        )
+    for name, value in (("entity", entity), ("theme", theme), ("keyword", keyword)):
+        if value is not None:
+            raise InvalidParameters(_NOT_IN_THIS_BUILD.format(name=name), field=name)
+    lower, upper = _published_bounds(published_after, published_before, window, snapshot.as_of)
+    query = SignalQuery(
+        content_type=content_type,
+        published_from_us=lower,
+        published_before_us=upper,
+        after=None if cursor is None else decode_published(cursor),
+    )
+    page = snapshot.published_page(query, limit)
+    next_cursor = encode_published(page.last) if page.last is not None else None
+    # The cards are already JSON: join the bytes rather than parse and re-serialize them.
+    body = b"".join(
+        (
+            b'{"signals":[',
+            b",".join(page.cards),
+            b'],"has_more":',
+            b"true" if page.has_more else b"false",
+            b',"next_cursor":',
+            orjson.dumps(next_cursor),
+            b"}",
+        )
+    )
+    headers = _DEPRECATION_HEADERS if q is not None else None
+    return Response(body, media_type="application/json", headers=headers)
+
+
+@router.get(
+    "/signals/{signal_id}",
+    response_model=SignalDetail,
+    response_model_exclude_none=True,
+    responses=error_responses(401, 404, 503),
+    summary="One signal with its verified units",
+)
+async def get_signal(
+    _principal: ApiKeyDep,
+    snapshot: SnapshotDep,
+    signal_id: Annotated[str, Path(description="The signal's `signal_id`.")],
+) -> Response:
+    detail = snapshot.details.get(signal_id)
+    if detail is None:
+        shown = signal_id if len(signal_id) <= 200 else signal_id[:200] + "…"
+        raise NotFound(f"signal '{shown}' not found")
+    return Response(detail, media_type="application/json")

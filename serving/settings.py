@@ -1,0 +1,35 @@
+"""Service configuration: one pydantic-settings ``Settings`` read from ``AIMI_*`` variables and
+an optional ``.env`` file (DESIGN §12)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The version of the /v1 contract reported by /v1/health (spec §9), not the package version.
+API_VERSION = "0.1.0"
+
+
+class Settings(BaseSettings):
+    """Everything the API server reads from its environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="AIMI_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_dir: Path = Path("data")
+    admin_secret: SecretStr | None = None
+    as_of: datetime | None = None
+    rate_limit_storage: str = "embedded"
+    dev_api_key: SecretStr | None = None
+    snapshot_poll_seconds: float = Field(default=2.0, gt=0)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

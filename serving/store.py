@@ -1,0 +1,263 @@
+"""The snapshot being served: loaded into memory once, swapped atomically when the ``CURRENT``
+pointer moves to a snapshot that opened and verified (DESIGN §10).
+
+A request takes one ``LoadedSnapshot`` reference and uses only it, so a swap never changes the
+data under a request in flight; the old snapshot is freed when its last request finishes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from analytics.render import iso_utc
+from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
+from serving.cursor import PublishedKey
+from serving.errors import Unavailable
+from warehouse.paths import DataDir
+from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
+
+log = logging.getLogger("aimi.serving")
+
+SIGNALS_TABLE = "signals"
+# How long a client should wait before asking again while no snapshot is loaded: a first build
+# takes tens of seconds, and the poller picks up the publish within a couple of seconds of that.
+RETRY_AFTER_SECONDS = 30
+
+Int64Array = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class SignalQuery:
+    """What ``sort=published`` paging can filter on today; bounds are microseconds since the
+    epoch, ``published_from_us`` inclusive and ``published_before_us`` exclusive."""
+
+    content_type: str | None = None
+    published_from_us: int | None = None
+    published_before_us: int | None = None
+    after: PublishedKey | None = None
+
+
+@dataclass(frozen=True)
+class SignalPage:
+    """One page of pre-rendered cards; ``last`` is the keyset position for the next page, set
+    only when ``has_more``."""
+
+    cards: list[bytes]
+    has_more: bool
+    last: PublishedKey | None
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedSnapshot:
+    """A verified snapshot held in memory, laid out for O(log n) + O(page) keyset paging.
+
+    Rows are in served order, ``(published_at, signal_id)`` descending. ``neg_published_us``
+    holds ``-published_at`` so that it ascends and ``np.searchsorted`` applies directly.
+    """
+
+    snapshot_id: str
+    as_of: datetime
+    built_at: datetime
+    path: Path
+    neg_published_us: Int64Array
+    signal_ids: list[str]
+    cards: list[bytes]
+    details: dict[str, bytes]
+    rows_by_content_type: dict[str, Int64Array]
+
+    @classmethod
+    def from_opened(cls, opened: OpenedSnapshot) -> LoadedSnapshot:
+        """Read the served tables of an already verified snapshot; ``SnapshotError`` when
+        they are not what this server can serve."""
+        frame = opened.read_table(SIGNALS_TABLE)
+        missing = [name for name in SERVED_SIGNALS.names() if name not in frame.columns]
+        if missing:
+            raise SnapshotError(
+                f"snapshot {opened.snapshot_id}: table {SIGNALS_TABLE} lacks {missing}"
+            )
+        if frame["signal_id"].null_count() or frame["published_at"].null_count():
+            raise SnapshotError(f"snapshot {opened.snapshot_id}: {SIGNALS_TABLE} has null keys")
+        if frame["signal_id"].n_unique() != frame.height:
+            raise SnapshotError(
+                f"snapshot {opened.snapshot_id}: {SIGNALS_TABLE} repeats a signal_id"
+            )
+        # Publishing sorts already; sorting again is cheap and makes paging independent of it.
+        frame = frame.sort(["published_at", "signal_id"], descending=True)
+        published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
+        content_types = frame["content_type"].to_numpy()
+        signal_ids: list[str] = frame["signal_id"].to_list()
+        return cls(
+            snapshot_id=opened.snapshot_id,
+            as_of=opened.manifest.as_of,
+            built_at=opened.manifest.built_at,
+            path=opened.path,
+            neg_published_us=-published_us,
+            signal_ids=signal_ids,
+            cards=frame["card_json"].to_list(),
+            details=dict(zip(signal_ids, frame["detail_json"].to_list(), strict=True)),
+            rows_by_content_type={
+                content_type: np.flatnonzero(content_types == content_type).astype(np.int64)
+                for content_type in CONTENT_TYPES
+            },
+        )
+
+    def __len__(self) -> int:
+        return len(self.signal_ids)
+
+    def key_of(self, row: int) -> PublishedKey:
+        return PublishedKey(int(-self.neg_published_us[row]), self.signal_ids[row])
+
+    def _first_row_after(self, key: PublishedKey) -> int:
+        """The first row strictly after ``key`` in served order."""
+        neg = -key.published_us
+        lo = int(np.searchsorted(self.neg_published_us, neg, side="left"))
+        hi = int(np.searchsorted(self.neg_published_us, neg, side="right"))
+        # Rows lo..hi share the timestamp and their ids descend: find the first id < key's.
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.signal_ids[mid] < key.signal_id:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def published_page(self, query: SignalQuery, limit: int) -> SignalPage:
+        """Up to ``limit`` cards in ``(published_at, signal_id)`` descending order."""
+        start = 0 if query.after is None else self._first_row_after(query.after)
+        end = len(self)
+        if query.published_before_us is not None:
+            # Newer rows come first: skip those at or after the exclusive upper bound.
+            start = max(
+                start,
+                int(np.searchsorted(self.neg_published_us, -query.published_before_us, "right")),
+            )
+        if query.published_from_us is not None:
+            end = int(np.searchsorted(self.neg_published_us, -query.published_from_us, "right"))
+        rows: Int64Array | range
+        if query.content_type is not None:
+            candidates = self.rows_by_content_type.get(
+                query.content_type, np.empty(0, dtype=np.int64)
+            )
+            first = int(np.searchsorted(candidates, start, side="left"))
+            stop = int(np.searchsorted(candidates, end, side="left"))
+            rows = candidates[first : min(stop, first + limit + 1)]
+        else:
+            rows = range(start, max(start, min(end, start + limit + 1)))
+        page = [int(row) for row in rows]
+        has_more = len(page) > limit
+        page = page[:limit]
+        return SignalPage(
+            cards=[self.cards[row] for row in page],
+            has_more=has_more,
+            last=self.key_of(page[-1]) if has_more else None,
+        )
+
+
+class SnapshotStore:
+    """Holds the current ``LoadedSnapshot`` and a daemon thread that follows ``CURRENT``."""
+
+    def __init__(self, data_dir: DataDir, *, poll_seconds: float) -> None:
+        self.data_dir = data_dir
+        self.poll_seconds = poll_seconds
+        self._current: LoadedSnapshot | None = None
+        self._refused: str | None = None
+        self._pointer_error: str | None = None
+        self._refresh_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def current(self) -> LoadedSnapshot | None:
+        return self._current
+
+    def require(self) -> LoadedSnapshot:
+        """The snapshot to answer from; 503 ``unavailable`` while there is none."""
+        snapshot = self._current
+        if snapshot is None:
+            raise Unavailable(
+                "no snapshot is loaded yet (build one with `aimi build`); the service starts "
+                f"answering as soon as one is published: retry in {RETRY_AFTER_SECONDS} s",
+                retry_after=RETRY_AFTER_SECONDS,
+            )
+        return snapshot
+
+    def refresh(self) -> LoadedSnapshot | None:
+        """Check the pointer once and swap to the snapshot it names if that one is new and
+        verifies; returns the snapshot now served.
+
+        A snapshot that fails is logged once and not retried: snapshots are immutable, so
+        the same id would fail again; the next publish gets a new id.
+        """
+        with self._refresh_lock:
+            try:
+                snapshot_id = current_snapshot_id(self.data_dir)
+            except OSError as exc:
+                message = f"cannot read snapshot pointer {self.data_dir.current_pointer}: {exc}"
+                if message != self._pointer_error:
+                    log.error("%s", message)
+                    self._pointer_error = message
+                return self._current
+            self._pointer_error = None
+            serving = self._current
+            if snapshot_id is None or snapshot_id == self._refused:
+                return serving
+            if serving is not None and serving.snapshot_id == snapshot_id:
+                return serving
+            try:
+                loaded = self._load(snapshot_id)
+            except Exception as exc:  # a poller that dies would freeze the data being served
+                reason = str(exc) if isinstance(exc, SnapshotError) else repr(exc)
+                keeping = (
+                    f"still serving {serving.snapshot_id}" if serving else "nothing served yet"
+                )
+                log.error("refused snapshot %s (%s): %s", snapshot_id, keeping, reason)
+                self._refused = snapshot_id
+                return serving
+            self._current = loaded
+            self._refused = None
+            log.info(
+                "serving snapshot %s (as of %s, %d signals)",
+                loaded.snapshot_id,
+                iso_utc(loaded.as_of),
+                len(loaded),
+            )
+            return loaded
+
+    def _load(self, snapshot_id: str) -> LoadedSnapshot:
+        path = self.data_dir.snapshots / snapshot_id
+        if not path.is_dir():
+            raise SnapshotError(f"CURRENT names {snapshot_id}, which is not in {path.parent}")
+        opened = open_snapshot(path, verify=True)
+        if opened.snapshot_id != snapshot_id:
+            raise SnapshotError(f"folder {snapshot_id} holds snapshot {opened.snapshot_id}")
+        return LoadedSnapshot.from_opened(opened)
+
+    def start(self) -> None:
+        """Load what ``CURRENT`` names now, then keep following it in a daemon thread."""
+        self.refresh()
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(
+                target=self._follow, name="aimi-snapshot-poller", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=max(5.0, self.poll_seconds))
+            self._thread = None
+
+    def _follow(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.refresh()
+            except Exception:  # refresh handles what it expects; never let the thread die
+                log.exception("snapshot poll failed")

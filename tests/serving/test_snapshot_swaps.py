@@ -1,0 +1,138 @@
+"""The served snapshot follows the ``CURRENT`` pointer: first publish, a swap between pages, a
+corrupted publish that is refused, and the polling thread itself."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from serving.app import create_app
+from serving.models import ErrorBody, Health, SignalList
+from serving.store import RETRY_AFTER_SECONDS, SnapshotStore
+from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
+from warehouse.paths import DataDir
+
+
+def store_of(client: TestClient) -> SnapshotStore:
+    store = client.app.state.store  # type: ignore[attr-defined]
+    assert isinstance(store, SnapshotStore)
+    return store
+
+
+def test_no_snapshot_is_503_until_the_first_publish(tmp_path: Path, corpus: Corpus) -> None:
+    app = create_app(make_settings(tmp_path))
+    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as client:
+        health = client.get("/v1/health")
+        assert health.status_code == 200
+        assert Health.model_validate_json(health.content).status == "starting"
+        assert health.json()["snapshot"] is None
+        for path in ("/v1/signals", "/v1/signals/anything"):
+            response = client.get(path)
+            assert response.status_code == 503
+            error = ErrorBody.model_validate_json(response.content).error
+            assert error.code == "unavailable"
+            assert error.retry_after == RETRY_AFTER_SECONDS
+            assert response.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
+            assert error.request_id == response.headers["X-Request-Id"]
+
+        snapshot_id = publish(tmp_path, corpus.tables)
+        store_of(client).refresh()
+        response = client.get("/v1/signals")
+        assert response.status_code == 200
+        assert len(SignalList.model_validate_json(response.content).signals) == 20
+        assert client.get("/v1/health").json()["snapshot"]["id"] == snapshot_id
+
+
+def test_a_swap_between_pages_neither_skips_nor_repeats(
+    fresh_client: TestClient, fresh_root: Path, corpus: Corpus
+) -> None:
+    original = corpus.served["signal_id"].to_list()
+    first = fresh_client.get("/v1/signals?limit=3").json()
+    seen = [c["signal_id"] for c in first["signals"]]
+    old_id = store_of(fresh_client).current.snapshot_id  # type: ignore[union-attr]
+
+    new_id = publish(fresh_root, corpus.extended)
+    assert store_of(fresh_client).refresh() is not None
+    assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == new_id != old_id
+
+    cursor = first["next_cursor"]
+    while cursor:
+        body = fresh_client.get("/v1/signals", params={"limit": 3, "cursor": cursor}).json()
+        seen.extend(c["signal_id"] for c in body["signals"])
+        cursor = body["next_cursor"]
+    assert sorted(s for s in seen if s in original) == sorted(original)
+    assert len(seen) == len(set(seen))
+    extended = corpus.extended["signals"]
+    titles = dict(zip(extended["signal_id"], extended["title"], strict=True))
+    # The newer signal sorts before the first page's cursor, the backdated one after it.
+    assert "Report newest" not in {titles[s] for s in seen}
+    assert "Essay backdated" in {titles[s] for s in seen}
+
+
+def _corrupt(table: Path) -> None:
+    data = bytearray(table.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 8] = bytes(b ^ 0xFF for b in data[middle : middle + 8])
+    table.write_bytes(bytes(data))
+
+
+def test_a_corrupted_snapshot_is_refused_once_and_the_old_one_keeps_serving(
+    fresh_client: TestClient,
+    fresh_root: Path,
+    corpus: Corpus,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = store_of(fresh_client)
+    old = store.current
+    assert old is not None
+    before = fresh_client.get("/v1/signals?limit=50").content
+
+    bad_id = publish(fresh_root, corpus.extended)
+    _corrupt(DataDir(fresh_root).snapshots / bad_id / "signals.parquet")
+    with caplog.at_level(logging.INFO, logger="aimi.serving"):
+        for _ in range(3):
+            assert store.refresh() is old
+    refusals = [
+        r for r in caplog.records if r.name == "aimi.serving" and r.levelno >= logging.ERROR
+    ]
+    assert len(refusals) == 1
+    line = refusals[0].getMessage()
+    assert bad_id in line and "checksum" in line and old.snapshot_id in line
+    assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == old.snapshot_id
+    assert fresh_client.get("/v1/signals?limit=50").content == before
+
+    # The next good publish is taken up as usual.
+    good_id = publish(fresh_root, corpus.extended)
+    assert store.refresh() is not old
+    assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == good_id
+    assert len(fresh_client.get("/v1/signals?limit=50").json()["signals"]) == 22
+
+
+def test_a_request_keeps_the_snapshot_it_started_with(
+    fresh_client: TestClient, fresh_root: Path, corpus: Corpus
+) -> None:
+    store = store_of(fresh_client)
+    held = store.require()
+    publish(fresh_root, corpus.extended)
+    store.refresh()
+    assert store.require() is not held
+    # The reference a request holds is untouched by the swap.
+    assert len(held) == 20 and len(store.require()) == 22
+
+
+def test_the_poller_picks_up_a_publish_without_being_asked(tmp_path: Path, corpus: Corpus) -> None:
+    app = create_app(make_settings(tmp_path, poll_seconds=0.02))
+    with TestClient(app) as client:
+        assert client.get("/v1/health").json()["status"] == "starting"
+        snapshot_id = publish(tmp_path, corpus.tables)
+        deadline = time.monotonic() + 10
+        while client.get("/v1/health").json()["status"] != "ok":
+            assert time.monotonic() < deadline, "the poller never swapped"
+            time.sleep(0.02)
+        assert client.get("/v1/health").json()["snapshot"]["id"] == snapshot_id
+    poller = store_of(client)._thread
+    assert poller is None
