@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -163,7 +164,17 @@ def serve(
         port=port,
         workers=workers,
         log_level="info",
+        log_config=_log_config(),
     )
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, plus our ``aimi.*`` loggers (snapshot swaps and refusals) at INFO."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["aimi"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
 
 
 @keys_app.command("create")

@@ -1,0 +1,110 @@
+"""End to end: the demo corpus through ingest, the Dagster build and the API; and the
+acceptance run over the real AINews 2025 file when ../shared is present."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from analytics.demo import DEMO_AS_OF
+from serving.app import create_app
+from serving.models import SignalDetail, SignalList
+from serving.settings import Settings
+from warehouse.paths import DataDir
+from warehouse.snapshot import OpenedSnapshot
+
+KEY = "end-to-end-key"
+
+
+def client_for(data: DataDir) -> Iterator[TestClient]:
+    settings = Settings(data_dir=data.root, dev_api_key=SecretStr(KEY), snapshot_poll_seconds=60)
+    with TestClient(create_app(settings), headers={"X-API-Key": KEY}) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def demo_client(demo_data_dir: DataDir) -> Iterator[TestClient]:
+    yield from client_for(demo_data_dir)
+
+
+def page_through(client: TestClient, **params: str | int) -> list[dict[str, object]]:
+    cards: list[dict[str, object]] = []
+    cursor: str | None = None
+    while True:
+        query = {**params, **({"cursor": cursor} if cursor else {})}
+        response = client.get("/v1/signals", params=query)
+        assert response.status_code == 200, response.text
+        body = SignalList.model_validate(response.json())
+        cards.extend(card.model_dump(exclude_none=True) for card in body.signals)
+        if not body.has_more:
+            assert body.next_cursor is None
+            return cards
+        cursor = body.next_cursor
+
+
+def test_demo_snapshot_serves_every_signal_once_newest_first(
+    demo_client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    cards = page_through(demo_client, limit=50)
+    ids = [card["signal_id"] for card in cards]
+    assert len(ids) == len(set(ids)) == demo_snapshot.manifest.tables["signals"].rows
+    assert len(ids) >= 1_500
+    published = [str(card["published_at"]) for card in cards]
+    assert published == sorted(published, reverse=True)
+    assert max(published) <= DEMO_AS_OF.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_demo_covers_both_content_types_and_podcast_segments(demo_client: TestClient) -> None:
+    cards = page_through(demo_client, limit=50)
+    assert Counter(card["content_type"] for card in cards).keys() == {"analysis", "event"}
+    for card in cards:
+        assert ("thesis" in card) == (card["content_type"] == "analysis")
+        assert ("synopsis" in card) == (card["content_type"] == "event")
+    segments = [c for c in cards if "t=" in str(c["url"]) and "end=" in str(c["url"])]
+    assert segments and all(" — " in str(c["title"]) for c in segments)
+
+
+def test_demo_signal_detail_matches_its_card(demo_client: TestClient) -> None:
+    card = page_through(demo_client, limit=50, content_type="analysis")[7]
+    response = demo_client.get(f"/v1/signals/{card['signal_id']}")
+    assert response.status_code == 200
+    detail = SignalDetail.model_validate(response.json())
+    assert detail.verified_unit_count == len(detail.units) == card["verified_unit_count"]
+    assert detail.units[0].role == "thesis" and detail.units[0].text == card["thesis"]
+    for unit in detail.units:
+        assert unit.evidence_preview is not None
+        assert all(len(s.text) <= 50 for s in unit.evidence_preview.snippets)
+
+
+def test_demo_ground_truth_is_written_beside_the_corpus(demo_data_dir: DataDir) -> None:
+    truth = json.loads((demo_data_dir.inbox / "demo" / "ground_truth.json").read_text())
+    assert set(truth["entities"]) == {"rising", "declining", "new", "steady"}
+    assert truth["as_of"].startswith(DEMO_AS_OF.date().isoformat())
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_real_2025_file_pages_through_exactly_its_records(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from pipelines.build import build
+    from warehouse.ingest import ingest_paths
+
+    source = shared_data / "ainews" / "ainews-2025.jsonl"
+    with source.open(encoding="utf-8") as fh:
+        records = sum(1 for line in fh if line.strip())
+    data = DataDir(tmp_path / "data")
+    report = ingest_paths(data, [source], progress=False)
+    assert report.inserted == records and not report.quarantined
+    build(data, as_of=datetime(2026, 1, 1, tzinfo=UTC), persistent=False)
+    for client in client_for(data):
+        ids = [card["signal_id"] for card in page_through(client, limit=50)]
+    assert len(ids) == len(set(ids)) == records == 6_236
