@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        opened = build(DataDir.from_env(args.data_dir), as_of=as_of)
+        opened = build(DataDir.from_env(args.data_dir), as_of=as_of, log_level="INFO")
     except BuildError as exc:
         sys.stderr.write(f"aimi build: {exc}\n")
         return 1

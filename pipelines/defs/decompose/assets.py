@@ -4,6 +4,7 @@ units that passed the verifier."""
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 import dagster as dg
+from dagster import AssetExecutionContext
 
 from analytics.decompose import EXTRACTION_VERSION
 from analytics.schema import SIGNALS, SOURCES
@@ -24,10 +25,11 @@ from warehouse.tables import read_table, write_table
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
 )
-def signals(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
     frame = signals_from_sources(read_table(data, "sources", SOURCES), as_of=aimi.clock())
     write_table(data, "signals", frame)
+    context.log.info("signals: %d (as of %s)", frame.height, aimi.clock().isoformat())
     mix = frame.group_by("kind", "content_type").len().sort("kind", "content_type")
     return dg.MaterializeResult(
         metadata={
@@ -49,11 +51,12 @@ def signals(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-ar
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
 )
-def units(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
     unit_frame, rejections = extract_units(read_table(data, "signals", SIGNALS))
     write_table(data, "units", unit_frame)
     write_table(data, "unit_rejections", rejections)
+    context.log.info("units: %d verified, %d rejected", unit_frame.height, rejections.height)
     by_role = unit_frame.group_by("role").len().sort("role")
     by_rule = rejections.group_by("rule").len().sort("rule")
     metadata: dict[str, dg.RawMetadataValue] = {

@@ -32,6 +32,7 @@ def sources(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
         for item in report.quarantined[:20]:
             context.log.warning("quarantined %s:%s %s", item.file, item.line, item.reason)
     table = read_table(data, "sources", SOURCES)
+    context.log.info("sources: %d in the warehouse", table.height)
     by_kind = table.group_by("kind").len().sort("kind")
     return dg.MaterializeResult(
         metadata={

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import dagster as dg
 import polars as pl
+from dagster import AssetExecutionContext
 
 from analytics.render import render_served_signals
 from analytics.schema import SIGNALS, UNITS
@@ -27,7 +28,7 @@ from warehouse.tables import read_table, refresh_catalog
     owners=["team:data-engineering"],
     kinds={"parquet"},
 )
-def snapshot(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
     unit_frame = read_table(data, "units", UNITS)
@@ -41,6 +42,9 @@ def snapshot(aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-a
         metadata={"signals_without_central_statement": signal_frame.height - served.height},
     )
     refresh_catalog(data)
+    context.log.info(
+        "snapshot %s: %d signals, %d units", opened.snapshot_id, served.height, served_units.height
+    )
     weekly = (
         served.group_by(pl.col("published_at").dt.truncate("1w").alias("week"))
         .len()
