@@ -84,8 +84,8 @@ class EntityRef(BaseModel):
     type: EntityType
 
 
-class SignalCard(BaseModel):
-    """An item of the signal list (spec §2.2)."""
+class SignalFields(BaseModel):
+    """The fields a signal card and a signal detail share (spec §2.2, §2.3)."""
 
     signal_id: str
     title: str
@@ -94,28 +94,24 @@ class SignalCard(BaseModel):
     content_type: ContentType
     domain: str
     verified_unit_count: int
+    themes: Themes
+    entities: list[EntityRef]
+
+
+class SignalCard(SignalFields):
+    """An item of the signal list (spec §2.2)."""
+
     thesis: str | SkipJsonSchema[None] = Field(
         default=None, description="Central statement of an analysis signal."
     )
     synopsis: str | SkipJsonSchema[None] = Field(
         default=None, description="Central statement of an event signal."
     )
-    themes: Themes
-    entities: list[EntityRef]
 
 
-class SignalDetail(BaseModel):
+class SignalDetail(SignalFields):
     """One signal with its verified units (spec §2.3)."""
 
-    signal_id: str
-    title: str
-    url: str
-    published_at: datetime
-    content_type: ContentType
-    domain: str
-    verified_unit_count: int
-    themes: Themes
-    entities: list[EntityRef]
     units: list[Unit]
 
 

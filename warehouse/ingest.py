@@ -3,7 +3,6 @@ URL, and quarantine what cannot be ingested with its file, line and reason."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -19,7 +18,7 @@ from analytics.records import RecordError, SourceRecord, validate_record
 from analytics.schema import INGEST_LOG, QUARANTINE, SOURCES
 from warehouse.paths import DataDir
 from warehouse.readers import discover, read_file
-from warehouse.tables import read_table, write_table
+from warehouse.tables import file_sha256, read_table, write_table
 
 RAW_KEEP_CHARS = 2_000
 
@@ -118,14 +117,6 @@ def upsert_sources(
     return table, inserted, updated, unchanged
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def ingest_paths(
     data_dir: DataDir,
     paths: Sequence[Path],
@@ -152,7 +143,7 @@ def ingest_paths(
     seen_files = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
     todo: list[tuple[Path, str]] = []
     for path in files:
-        digest = _file_sha256(path)
+        digest = file_sha256(path)
         if skip_unchanged_files and (str(path.resolve()), digest) in seen_files:
             report.skipped_files += 1
             continue

@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from warehouse.paths import DataDir
-from warehouse.tables import atomic_write_parquet
+from warehouse.tables import atomic_write_parquet, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -96,14 +96,6 @@ class OpenedSnapshot:
         return pl.read_parquet(self.table_path(name))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _snapshot_id(as_of: datetime, built_at: datetime, tables: Mapping[str, TableEntry]) -> str:
     content = hashlib.sha256(
         json.dumps({k: v.sha256 for k, v in sorted(tables.items())}).encode()
@@ -144,7 +136,7 @@ def publish_snapshot(
             file = f"{name}.parquet"
             atomic_write_parquet(frame, staging / file)
             path = staging / file
-            entries[name] = TableEntry(file, frame.height, path.stat().st_size, _sha256(path))
+            entries[name] = TableEntry(file, frame.height, path.stat().st_size, file_sha256(path))
         manifest = Manifest(
             snapshot_id=_snapshot_id(as_of, built_at, entries),
             as_of=as_of,
@@ -200,7 +192,7 @@ def open_snapshot(path: Path, *, verify: bool = True) -> OpenedSnapshot:
                 raise SnapshotError(f"snapshot {manifest.snapshot_id}: table {name} is missing")
             if table.stat().st_size != entry.bytes:
                 raise SnapshotError(f"snapshot {manifest.snapshot_id}: {entry.file} size differs")
-            if _sha256(table) != entry.sha256:
+            if file_sha256(table) != entry.sha256:
                 raise SnapshotError(
                     f"snapshot {manifest.snapshot_id}: {entry.file} checksum does not match"
                 )

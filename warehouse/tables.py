@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import tempfile
@@ -16,6 +17,15 @@ log = logging.getLogger(__name__)
 
 # Every warehouse table, in the order the catalog lists them.
 TABLE_NAMES = ("sources", "quarantine", "ingest_log", "signals", "units", "unit_rejections")
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def atomic_write_parquet(frame: pl.DataFrame, path: Path) -> None:
