@@ -74,6 +74,8 @@ def render_served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.Data
                 "content_type": sig["content_type"],
                 "domain": sig["domain"],
                 "title": sig["title"],
+                "change_seq": None,  # numbered when published (analytics.changes)
+                "changed_at": None,
                 "card_json": orjson.dumps(card),
                 "detail_json": orjson.dumps(detail),
             }

@@ -120,8 +120,22 @@ SERVED_SIGNALS = _schema(
         "content_type": pl.String,
         "domain": pl.String,
         "title": pl.String,
+        "change_seq": pl.Int64,
+        "changed_at": UTC_TIME,
         "card_json": pl.Binary,
         "detail_json": pl.Binary,
+    }
+)
+
+# The change feed's memory across snapshots: per signal, what was last served and under which
+# sequence number. A signal whose served bytes change gets the next number.
+CHANGE_STATE = _schema(
+    {
+        "signal_id": pl.String,
+        "served_hash": pl.String,
+        "change_seq": pl.Int64,
+        "changed_at": UTC_TIME,
+        "served": pl.Boolean,
     }
 )
 

@@ -27,6 +27,43 @@ class PublishedKey:
     signal_id: str
 
 
+@dataclass(frozen=True)
+class ChangedKey:
+    """Keyset position for ``sort=changed``: the last delivered ``change_seq``."""
+
+    change_seq: int
+
+
+def encode_changed(key: ChangedKey) -> str:
+    payload = {"v": CURSOR_VERSION, "s": "changed", "k": [key.change_seq]}
+    return base64.urlsafe_b64encode(orjson.dumps(payload)).rstrip(b"=").decode("ascii")
+
+
+def decode_changed(cursor: str) -> ChangedKey:
+    """The position in a ``sort=changed`` cursor; 400 ``field=cursor`` otherwise."""
+    payload = _payload(cursor)
+    _require_sort(payload, "changed")
+    key = payload.get("k")
+    if (
+        not isinstance(key, list)
+        or len(key) != 1
+        or type(key[0]) is not int
+        or not 0 <= key[0] <= _INT64_MAX
+    ):
+        raise _invalid("its position is malformed")
+    return ChangedKey(change_seq=key[0])
+
+
+def _require_sort(payload: dict[str, Any], expected: str) -> None:
+    sort = payload.get("s")
+    if sort != expected:
+        raise InvalidParameters(
+            f"cursor was issued for sort={sort!r}, not sort={expected!r}; keep sort the same "
+            "across one pagination sequence",
+            field="cursor",
+        )
+
+
 def encode_published(key: PublishedKey) -> str:
     payload = {"v": CURSOR_VERSION, "s": "published", "k": [key.published_us, key.signal_id]}
     return base64.urlsafe_b64encode(orjson.dumps(payload)).rstrip(b"=").decode("ascii")
@@ -60,13 +97,7 @@ def _payload(cursor: str) -> dict[str, Any]:
 def decode_published(cursor: str) -> PublishedKey:
     """The keyset position in a ``sort=published`` cursor; 400 ``field=cursor`` otherwise."""
     payload = _payload(cursor)
-    sort = payload.get("s")
-    if sort != "published":
-        raise InvalidParameters(
-            f"cursor was issued for sort={sort!r}, not sort='published'; keep sort the same "
-            "across one pagination sequence",
-            field="cursor",
-        )
+    _require_sort(payload, "published")
     key = payload.get("k")
     if (
         not isinstance(key, list)

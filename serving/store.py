@@ -42,6 +42,7 @@ class SignalQuery:
     published_from_us: int | None = None
     published_before_us: int | None = None
     after: PublishedKey | None = None
+    after_seq: int | None = None  # sort=changed: deliver change_seq strictly above this
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,10 @@ class LoadedSnapshot:
     cards: list[bytes]
     details: dict[str, bytes]
     rows_by_content_type: dict[str, Int64Array]
+    content_type_codes: npt.NDArray[np.int8]  # index into CONTENT_TYPES, per row
+    change_seqs: Int64Array  # change_seq per row
+    seq_sorted: Int64Array  # every change_seq, ascending
+    rows_by_seq: Int64Array  # the rows in that order
 
     @classmethod
     def from_opened(cls, opened: OpenedSnapshot) -> LoadedSnapshot:
@@ -82,7 +87,11 @@ class LoadedSnapshot:
             raise SnapshotError(
                 f"snapshot {opened.snapshot_id}: table {SIGNALS_TABLE} lacks {missing}"
             )
-        if frame["signal_id"].null_count() or frame["published_at"].null_count():
+        if (
+            frame["signal_id"].null_count()
+            or frame["published_at"].null_count()
+            or frame["change_seq"].null_count()
+        ):
             raise SnapshotError(f"snapshot {opened.snapshot_id}: {SIGNALS_TABLE} has null keys")
         if frame["signal_id"].n_unique() != frame.height:
             raise SnapshotError(
@@ -93,6 +102,11 @@ class LoadedSnapshot:
         published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
         content_types = frame["content_type"].to_numpy()
         signal_ids: list[str] = frame["signal_id"].to_list()
+        change_seq = frame["change_seq"].to_numpy().astype(np.int64)
+        rows_by_seq = np.argsort(change_seq, kind="stable").astype(np.int64)
+        codes = np.full(frame.height, -1, dtype=np.int8)
+        for code, content_type in enumerate(CONTENT_TYPES):
+            codes[content_types == content_type] = code
         return cls(
             snapshot_id=opened.snapshot_id,
             as_of=opened.manifest.as_of,
@@ -106,6 +120,10 @@ class LoadedSnapshot:
                 content_type: np.flatnonzero(content_types == content_type).astype(np.int64)
                 for content_type in CONTENT_TYPES
             },
+            content_type_codes=codes,
+            change_seqs=change_seq,
+            seq_sorted=change_seq[rows_by_seq],
+            rows_by_seq=rows_by_seq,
         )
 
     def __len__(self) -> int:
@@ -158,6 +176,56 @@ class LoadedSnapshot:
             has_more=has_more,
             last=self.key_of(page[-1]) if has_more else None,
         )
+
+    def changed_page(self, query: SignalQuery, limit: int) -> ChangedPage:
+        """Up to ``limit`` cards in ``change_seq`` ascending order (the change feed), after
+        ``query.after_seq``; filters apply to the signals as they are now."""
+        start = 0
+        if query.after_seq is not None:
+            start = int(np.searchsorted(self.seq_sorted, query.after_seq, side="right"))
+        code = None
+        if query.content_type is not None:
+            code = CONTENT_TYPES.index(query.content_type)
+        filtered = (
+            code is not None
+            or query.published_from_us is not None
+            or query.published_before_us is not None
+        )
+        picked: list[int] = []
+        position = start
+        # Walk forward in chunks: unfiltered this is one slice, filtered it stops as soon as
+        # the page (plus one row to tell has_more) is full.
+        chunk = limit + 1 if not filtered else 4096
+        while position < len(self.rows_by_seq) and len(picked) <= limit:
+            rows = self.rows_by_seq[position : position + chunk]
+            if filtered:
+                published = -self.neg_published_us[rows]
+                keep = np.ones(len(rows), dtype=bool)
+                if code is not None:
+                    keep &= self.content_type_codes[rows] == code
+                if query.published_from_us is not None:
+                    keep &= published >= query.published_from_us
+                if query.published_before_us is not None:
+                    keep &= published < query.published_before_us
+                rows = rows[keep]
+            picked.extend(int(row) for row in rows[: limit + 1 - len(picked)])
+            position += chunk
+        has_more = len(picked) > limit
+        page = picked[:limit]
+        return ChangedPage(
+            cards=[self.cards[row] for row in page],
+            has_more=has_more,
+            last_seq=int(self.change_seqs[page[-1]]) if page else None,
+        )
+
+
+@dataclass(frozen=True)
+class ChangedPage:
+    """One page of the change feed; ``last_seq`` is the resume point (None on an empty page)."""
+
+    cards: list[bytes]
+    has_more: bool
+    last_seq: int | None
 
 
 class SnapshotStore:

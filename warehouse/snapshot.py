@@ -23,7 +23,7 @@ from warehouse.tables import atomic_write_parquet, file_sha256
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: served signals carry change_seq and changed_at
 MANIFEST = "manifest.json"
 KEEP_SNAPSHOTS = 5
 

@@ -16,7 +16,15 @@ from warehouse.paths import DataDir
 log = logging.getLogger(__name__)
 
 # Every warehouse table, in the order the catalog lists them.
-TABLE_NAMES = ("sources", "quarantine", "ingest_log", "signals", "units", "unit_rejections")
+TABLE_NAMES = (
+    "sources",
+    "quarantine",
+    "ingest_log",
+    "signals",
+    "units",
+    "unit_rejections",
+    "change_state",
+)
 
 
 def file_sha256(path: Path) -> str:

@@ -10,7 +10,13 @@ from typing import Annotated, Literal
 import orjson
 from fastapi import APIRouter, Path, Query, Response
 
-from serving.cursor import decode_published, encode_published
+from serving.cursor import (
+    ChangedKey,
+    decode_changed,
+    decode_published,
+    encode_changed,
+    encode_published,
+)
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.errors import InvalidParameters, NotFound
 from serving.models import ContentType, IsoDateTime, SignalDetail, SignalList, error_responses
@@ -88,7 +94,11 @@ def _published_bounds(
     description="Cursor-paginated signal cards. Pass `next_cursor` back as `cursor` until "
     "`has_more` is false; paging is keyset-based, so a snapshot published between pages "
     "neither skips nor repeats a signal. `window` is measured back from the snapshot's "
-    "`as_of`; `published_after` is inclusive and `published_before` exclusive.",
+    "`as_of`; `published_after` is inclusive and `published_before` exclusive. "
+    "`sort=changed` is the change feed: oldest change first; its `next_cursor` is a resume "
+    "point returned even on the last page (null only when nothing changed after `cursor`); "
+    "a reprocessed signal reappears once, at its new position. A cursor only works with the "
+    "`sort` that issued it.",
 )
 async def list_signals(
     _principal: ApiKeyDep,
@@ -125,31 +135,40 @@ async def list_signals(
         Query(deprecated=True, description="Renamed `keyword` on 2026-06-12; ignored."),
     ] = None,
 ) -> Response:
-    if sort == "changed":
-        raise InvalidParameters(
-            "sort=changed (the change feed) is not available in this build of the API; "
-            "use sort=published",
-            field="sort",
-        )
     for name, value in (("entity", entity), ("theme", theme), ("keyword", keyword)):
         if value is not None:
             raise InvalidParameters(_NOT_IN_THIS_BUILD.format(name=name), field=name)
     lower, upper = _published_bounds(published_after, published_before, window, snapshot.as_of)
-    query = SignalQuery(
-        content_type=content_type,
-        published_from_us=lower,
-        published_before_us=upper,
-        after=None if cursor is None else decode_published(cursor),
-    )
-    page = snapshot.published_page(query, limit)
-    next_cursor = encode_published(page.last) if page.last is not None else None
+    if sort == "changed":
+        after_seq = None if cursor is None else decode_changed(cursor).change_seq
+        query = SignalQuery(
+            content_type=content_type,
+            published_from_us=lower,
+            published_before_us=upper,
+            after_seq=after_seq,
+        )
+        feed = snapshot.changed_page(query, limit)
+        cards, has_more = feed.cards, feed.has_more
+        # The feed's cursor is a resume point: returned on the last page too, so a client can
+        # poll forward; null only when nothing changed after the cursor (keep the old one).
+        next_cursor = None if feed.last_seq is None else encode_changed(ChangedKey(feed.last_seq))
+    else:
+        query = SignalQuery(
+            content_type=content_type,
+            published_from_us=lower,
+            published_before_us=upper,
+            after=None if cursor is None else decode_published(cursor),
+        )
+        page = snapshot.published_page(query, limit)
+        cards, has_more = page.cards, page.has_more
+        next_cursor = encode_published(page.last) if page.last is not None else None
     # The cards are already JSON: join the bytes rather than parse and re-serialize them.
     body = b"".join(
         (
             b'{"signals":[',
-            b",".join(page.cards),
+            b",".join(cards),
             b'],"has_more":',
-            b"true" if page.has_more else b"false",
+            b"true" if has_more else b"false",
             b',"next_cursor":',
             orjson.dumps(next_cursor),
             b"}",

@@ -16,12 +16,12 @@ from pydantic import SecretStr
 from analytics.records import validate_record
 from analytics.render import render_served_signals
 from analytics.signals import extract_units, signals_from_sources
+from pipelines.publishing import publish_served
 from serving.app import create_app
 from serving.keys import KeyStore
 from serving.settings import Settings
 from warehouse.ingest import sources_frame
 from warehouse.paths import DataDir
-from warehouse.snapshot import publish_snapshot
 
 DEV_KEY = "dev-key-for-tests"
 AS_OF = datetime(2026, 5, 1, 12, tzinfo=UTC)
@@ -104,7 +104,10 @@ def build_tables(records: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
 
 
 def publish(root: Path, tables: dict[str, pl.DataFrame]) -> str:
-    return publish_snapshot(DataDir(root), tables, as_of=AS_OF).snapshot_id
+    published = publish_served(
+        DataDir(root), tables["signals"], tables["units"], as_of=AS_OF, built_at=datetime.now(UTC)
+    )
+    return published.snapshot.snapshot_id
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from analytics.render import render_served_signals
 from analytics.schema import SIGNALS, UNITS
 from pipelines.defs.decompose.assets import units
 from pipelines.metadata import markdown_table
+from pipelines.publishing import publish_served
 from pipelines.resources import AimiResource
-from warehouse.snapshot import publish_snapshot
-from warehouse.tables import read_table, refresh_catalog
+from warehouse.tables import read_table
 
 
 @dg.asset(
@@ -32,18 +32,24 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
     unit_frame = read_table(data, "units", UNITS)
-    served = render_served_signals(signal_frame, unit_frame)
-    served_units = unit_frame.join(served.select("signal_id"), on="signal_id", how="semi")
-    opened = publish_snapshot(
+    rendered = render_served_signals(signal_frame, unit_frame)
+    served_units = unit_frame.join(rendered.select("signal_id"), on="signal_id", how="semi")
+    built_at = datetime.now(UTC)
+    published = publish_served(
         data,
-        {"signals": served, "units": served_units},
+        rendered,
+        served_units,
         as_of=aimi.clock(),
-        built_at=datetime.now(UTC),
-        metadata={"signals_without_central_statement": signal_frame.height - served.height},
+        built_at=built_at,
+        metadata={"signals_without_central_statement": signal_frame.height - rendered.height},
     )
-    refresh_catalog(data)
+    opened, served = published.snapshot, published.served
     context.log.info(
-        "snapshot %s: %d signals, %d units", opened.snapshot_id, served.height, served_units.height
+        "snapshot %s: %d signals (%d new or changed), %d units",
+        opened.snapshot_id,
+        served.height,
+        published.changed,
+        served_units.height,
     )
     weekly = (
         served.group_by(pl.col("published_at").dt.truncate("1w").alias("week"))
@@ -59,6 +65,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "signals": served.height,
             "units": served_units.height,
             "signals_without_central_statement": signal_frame.height - served.height,
+            "changed_signals": published.changed,
             "last_12_weeks": dg.MetadataValue.md(markdown_table(weekly)),
         }
     )
