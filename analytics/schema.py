@@ -100,6 +100,17 @@ UNITS = _schema(
     }
 )
 
+# Human review decisions, as appended to <data dir>/reviews.jsonl; the latest per unit counts.
+REVIEWS = _schema(
+    {
+        "unit_id": pl.String,
+        "decision": pl.String,
+        "reviewer": pl.String,
+        "reviewed_at": UTC_TIME,
+        "note": pl.String,
+    }
+)
+
 # Units the verifier refused, with the rule that refused them.
 UNIT_REJECTIONS = _schema(
     {

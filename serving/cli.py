@@ -24,6 +24,11 @@ keys_app = typer.Typer(
     help="Create, list and revoke API keys (stored hashed).", no_args_is_help=True
 )
 app.add_typer(keys_app, name="keys")
+review_app = typer.Typer(
+    help="Human review of units: list pending, approve, reject (applied at the next build).",
+    no_args_is_help=True,
+)
+app.add_typer(review_app, name="review")
 
 DataDirOption = Annotated[
     Path | None,
@@ -216,6 +221,88 @@ def keys_revoke(
         _echo(f"no key with id {key_id!r}", err=True)
         raise typer.Exit(1)
     _echo(f"revoked {key_id}")
+
+
+def _reviewer() -> str:
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+
+
+@review_app.command("list")
+def review_list(
+    limit: Annotated[int, typer.Option(min=1, help="How many to show.")] = 20,
+    signal: Annotated[str | None, typer.Option(help="Only units of this signal_id.")] = None,
+    role: Annotated[
+        str | None, typer.Option(help="Only this role: thesis, synopsis, argument, claim.")
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Units no one has reviewed yet, newest signals first."""
+    import polars as pl
+
+    from analytics.review import latest_decisions
+    from analytics.schema import SIGNALS, UNITS
+    from warehouse.reviews import read_reviews
+    from warehouse.tables import read_table
+
+    data = _data(data_dir)
+    units = read_table(data, "units", UNITS)
+    if units.is_empty():
+        _echo("no units yet: ingest sources and run `aimi build` first", err=True)
+        raise typer.Exit(1)
+    decided = latest_decisions(read_reviews(data)).select("unit_id")
+    pending = units.join(decided, on="unit_id", how="anti").join(
+        read_table(data, "signals", SIGNALS).select("signal_id", "title", "published_at"),
+        on="signal_id",
+    )
+    if signal:
+        pending = pending.filter(pl.col("signal_id") == signal)
+    if role:
+        pending = pending.filter(pl.col("role") == role)
+    pending = pending.sort(
+        ["published_at", "signal_id", "position"], descending=[True, True, False]
+    )
+    _echo(f"{pending.height} unit(s) pending review", err=True)
+    for row in pending.head(limit).iter_rows(named=True):
+        snippets = " | ".join(e["text"] for e in row["evidence"])
+        _echo(f"{row['unit_id']}  {row['role']:<8} {row['title']}")
+        _echo(f"    {row['text']}")
+        _echo(f"    evidence: {snippets}")
+
+
+def _review(unit_ids: list[str], decision: str, note: str | None, data_dir: Path | None) -> None:
+    from analytics.schema import UNITS
+    from warehouse.reviews import append_reviews
+    from warehouse.tables import read_table
+
+    data = _data(data_dir)
+    known = set(read_table(data, "units", UNITS)["unit_id"].to_list())
+    unknown = [u for u in unit_ids if u not in known]
+    if unknown:
+        _echo(f"unknown unit id(s): {', '.join(unknown)} (see `aimi review list`)", err=True)
+        raise typer.Exit(1)
+    count = append_reviews(data, unit_ids, decision, reviewer=_reviewer(), note=note)
+    verb = "approved" if decision == "approve" else "rejected"
+    _echo(f"{verb} {count} unit(s); the next `aimi build` publishes it")
+
+
+@review_app.command("approve")
+def review_approve(
+    unit_ids: Annotated[list[str], typer.Argument(help="Unit ids (from `aimi review list`).")],
+    note: Annotated[str | None, typer.Option(help="Why, for the record.")] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Approve units: they are served with `verification: {human_reviewed: true}`."""
+    _review(unit_ids, "approve", note, data_dir)
+
+
+@review_app.command("reject")
+def review_reject(
+    unit_ids: Annotated[list[str], typer.Argument(help="Unit ids (from `aimi review list`).")],
+    note: Annotated[str | None, typer.Option(help="Why, for the record.")] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Reject units: they are never served (a rejected central statement hides its signal)."""
+    _review(unit_ids, "reject", note, data_dir)
 
 
 def main() -> None:

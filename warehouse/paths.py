@@ -53,6 +53,10 @@ class DataDir:
         return self.root / "keys.json"
 
     @property
+    def reviews_file(self) -> Path:
+        return self.root / "reviews.jsonl"
+
+    @property
     def dev_key_file(self) -> Path:
         return self.root / ".dev-api-key"
 

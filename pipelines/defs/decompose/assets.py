@@ -4,14 +4,17 @@ units that passed the verifier."""
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 import dagster as dg
+import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.decompose import EXTRACTION_VERSION
+from analytics.review import apply_reviews
 from analytics.schema import SIGNALS, SOURCES
 from analytics.signals import extract_units, signals_from_sources
 from pipelines.defs.ingest.assets import sources
 from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource
+from warehouse.reviews import read_reviews
 from warehouse.tables import read_table, write_table
 
 
@@ -53,7 +56,10 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
 )
 def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
-    unit_frame, rejections = extract_units(read_table(data, "signals", SIGNALS))
+    extracted, rejections = extract_units(read_table(data, "signals", SIGNALS))
+    reviewed = apply_reviews(extracted, read_reviews(data))
+    unit_frame = reviewed.units
+    rejections = pl.concat([rejections, reviewed.rejected])
     write_table(data, "units", unit_frame)
     write_table(data, "unit_rejections", rejections)
     context.log.info("units: %d verified, %d rejected", unit_frame.height, rejections.height)
@@ -63,6 +69,7 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
         "dagster/row_count": unit_frame.height,
         "extraction_version": EXTRACTION_VERSION,
         "rejected": rejections.height,
+        "human_approved": reviewed.approved,
         "by_role": dg.MetadataValue.md(markdown_table(by_role)),
     }
     for rule, count in by_rule.iter_rows():
