@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import secrets
 import subprocess
@@ -58,6 +59,8 @@ def ingest(
     """
     from warehouse.ingest import ingest_paths
 
+    # pypdf logs every oddity of a damaged PDF; the quarantine report already says what failed
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     report = ingest_paths(_data(data_dir), paths)
     _echo(report.summary())
     if report.quarantined:

@@ -3,6 +3,7 @@ URL, and quarantine what cannot be ingested with its file, line and reason."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -16,6 +17,7 @@ from tqdm import tqdm
 
 from analytics.records import RecordError, SourceRecord, validate_record
 from analytics.schema import INGEST_LOG, QUARANTINE, SOURCES
+from warehouse.adapters.sidecar import sidecar_candidates
 from warehouse.paths import DataDir
 from warehouse.readers import discover, read_file
 from warehouse.tables import file_sha256, read_table, write_table
@@ -117,6 +119,16 @@ def upsert_sources(
     return table, inserted, updated, unchanged
 
 
+def _input_digest(path: Path) -> str:
+    """The file's checksum, combined with its sidecar's when it has one: editing either makes
+    the inbox read the file again."""
+    digest = file_sha256(path)
+    for candidate in sidecar_candidates(path):
+        if candidate.is_file():
+            return hashlib.sha256(f"{digest}:{file_sha256(candidate)}".encode()).hexdigest()
+    return digest
+
+
 def ingest_paths(
     data_dir: DataDir,
     paths: Sequence[Path],
@@ -143,7 +155,7 @@ def ingest_paths(
     seen_files = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
     todo: list[tuple[Path, str]] = []
     for path in files:
-        digest = file_sha256(path)
+        digest = _input_digest(path)
         if skip_unchanged_files and (str(path.resolve()), digest) in seen_files:
             report.skipped_files += 1
             continue

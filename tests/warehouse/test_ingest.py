@@ -127,13 +127,13 @@ def test_markdown_front_matter_and_folders(data: DataDir, tmp_path: Path) -> Non
 
 
 def test_unreadable_inputs_are_reported_not_fatal(data: DataDir, tmp_path: Path) -> None:
-    pdf = tmp_path / "paper.pdf"
-    pdf.write_bytes(b"%PDF-1.4")
+    pdf = tmp_path / "paper.docx"
+    pdf.write_bytes(b"PK\x03\x04")
     good = write_jsonl(tmp_path / "ok.jsonl", [json.dumps(rec(1))])
     report = ingest_paths(data, [pdf, tmp_path / "missing.jsonl", good], progress=False)
     reasons = sorted(q.reason for q in report.quarantined)
     assert report.inserted == 1
-    assert "no adapter reads .pdf" in reasons[0] and reasons[1] == "no such file or folder"
+    assert "no adapter reads .docx" in reasons[0] and reasons[1] == "no such file or folder"
 
 
 def test_unchanged_files_are_skipped_when_asked(data: DataDir, tmp_path: Path) -> None:
@@ -158,3 +158,23 @@ def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
         }
         assert {"sources", "quarantine", "ingest_log"} <= views
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+
+
+def test_editing_a_sidecar_makes_the_inbox_read_its_file_again(
+    data: DataDir, tmp_path: Path
+) -> None:
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "note.md").write_text(
+        "---\nkind: essay\ntitle: Power first\nurl: https://example.org/power\n"
+        "date: 2026-06-01\n---\n\nPower is the constraint on new data centers.\n"
+    )
+    sidecar = folder / "note.md.meta.yaml"
+    sidecar.write_text("author: First Author\n")
+    first = ingest_paths(data, [folder], progress=False, skip_unchanged_files=True)
+    assert first.inserted == 1
+    assert ingest_paths(data, [folder], progress=False, skip_unchanged_files=True).files == 0
+    sidecar.write_text("author: Second Author\n")
+    again = ingest_paths(data, [folder], progress=False, skip_unchanged_files=True)
+    assert (again.files, again.updated) == (1, 1)
+    assert read_table(data, "sources", SOURCES)["author"].to_list() == ["Second Author"]
