@@ -1,8 +1,10 @@
-"""Decomposition of a signal's text into units, and the verifier gate every unit must pass.
+"""Decomposition of a signal's text into units (DESIGN §5), by two deterministic extractors.
 
-This is the first, lexical extractor: one central statement per signal (``thesis`` for an
-analysis, ``synopsis`` for an event) and atomic ``claim`` sentences. Its output goes through
-``verify_units`` like any later extractor's.
+``LexicalDecomposer`` (``lexical-1``) is the first extractor: one central statement (``thesis``
+for an analysis, ``synopsis`` for an event) and atomic ``claim`` sentences; sources ingested
+before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-2``) is the current one: the central
+statement by embedding centrality, 3 to 6 MMR-chosen arguments for analyses long enough to
+carry them, and atomic claims. Both hand their drafts to the verifier (``analytics.verify``).
 """
 
 from __future__ import annotations
@@ -10,13 +12,55 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Protocol
 
-from analytics.text import SNIPPET_MAX_CHARS, Sentence, normalize_ws, snippet, split_sentences
+import numpy as np
+
+from analytics.claims import MAX_CLAIM_WORDS, MIN_CLAIM_WORDS, atomic_spans, claim_weight
+from analytics.claims import is_factual as is_factual_claim
+from analytics.embedding import Embedder, FloatMatrix
+from analytics.text import (
+    SNIPPET_MAX_CHARS,
+    Sentence,
+    normalize_ws,
+    snippet,
+    split_document,
+    split_sentences,
+)
 from analytics.urls import stable_id
+from analytics.verify import (
+    Rejection,
+    Snippet,
+    UnitDraft,
+    is_boilerplate,
+    rejection_counts,
+    verify_units,
+)
+
+__all__ = [
+    "CURRENT_EXTRACTION_VERSION",
+    "EXTRACTION_CUTOVER",
+    "EXTRACTION_VERSION",
+    "Decomposer",
+    "EmbeddingDecomposer",
+    "LexicalDecomposer",
+    "Rejection",
+    "Snippet",
+    "UnitDraft",
+    "argument_count",
+    "classify_content_type",
+    "decomposer_for",
+    "is_boilerplate",
+    "rejection_counts",
+    "unit_id_for",
+    "verify_units",
+]
 
 EXTRACTION_VERSION = "lexical-1"
+CURRENT_EXTRACTION_VERSION = "embed-2"
+# Spec §2.3: sources ingested from this instant on get the current extraction.
+EXTRACTION_CUTOVER = datetime(2026, 4, 28, tzinfo=UTC)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*|\d[\d.,]*")
 _STOPWORDS = frozenset(
@@ -28,27 +72,6 @@ _STOPWORDS = frozenset(
         "what when where why how all any each some there here one two up out"
     ).split()
 )
-# Calls to action open a sentence; page furniture (legal links, e-mail chrome) fills a short one.
-_CALL_TO_ACTION = re.compile(
-    r"^\W*(subscribe|sign up|click here|follow us|read more|share this|advertisement|"
-    r"listen now|watch now|download the app)\b",
-    re.I,
-)
-_FURNITURE = re.compile(
-    r"\b(all rights reserved|cookie (policy|settings)|unsubscribe|view (this email )?in "
-    r"(your )?browser|privacy policy|terms of (service|use))\b",
-    re.I,
-)
-_FURNITURE_MAX_WORDS = 12
-
-
-def is_boilerplate(text: str) -> bool:
-    """A call to action, or a short sentence that is page furniture rather than content."""
-    if _CALL_TO_ACTION.search(text):
-        return True
-    return bool(_FURNITURE.search(text)) and len(text.split()) <= _FURNITURE_MAX_WORDS
-
-
 _FACTUAL = re.compile(
     r"\d|\$|€|£|%|\b(billion|million|percent|announced|launched|released|raised|acquired|"
     r"signed|reported|filed|opened|unveiled|cut|hired)\b",
@@ -70,30 +93,6 @@ _EVENT_CUES = re.compile(
 MIN_CENTRAL_WORDS = 5
 MAX_CENTRAL_WORDS = 80
 MAX_CLAIMS = 8
-
-
-@dataclass(frozen=True)
-class Snippet:
-    text: str
-    truncated: bool
-
-
-@dataclass(frozen=True)
-class UnitDraft:
-    """A unit as an extractor proposes it, before the verifier has seen it."""
-
-    role: str
-    text: str
-    start_char: int
-    end_char: int
-    evidence: tuple[Snippet, ...]
-    argument_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Rejection:
-    unit: UnitDraft
-    rule: str
 
 
 class Decomposer(Protocol):
@@ -194,41 +193,231 @@ class LexicalDecomposer:
         return units
 
 
-def verify_units(
-    units: list[UnitDraft], source_text: str
-) -> tuple[list[UnitDraft], list[Rejection]]:
-    """The gate: only units that pass every rule are returned as accepted.
+def decomposer_for(
+    ingested_at: datetime | None, *, current: Decomposer, earlier: Decomposer | None = None
+) -> Decomposer:
+    """The extractor a source gets: the current one from the cutover on, the earlier before.
 
-    Rules: at least one snippet; every snippet at most 50 characters and verbatim
-    (whitespace-normalized) in the source; the unit text itself found in the source
-    (this extractor is extractive); at least three words; no boilerplate.
+    ``ingested_at`` is when the source was first ingested; ``None`` (not known) gets the
+    current extractor. Naive times are read as UTC.
     """
-    source = normalize_ws(source_text)
-    accepted: list[UnitDraft] = []
-    rejected: list[Rejection] = []
-    for unit in units:
-        rule = _failed_rule(unit, source)
-        if rule is None:
-            accepted.append(unit)
+    if ingested_at is None:
+        return current
+    moment = ingested_at if ingested_at.tzinfo else ingested_at.replace(tzinfo=UTC)
+    return current if moment >= EXTRACTION_CUTOVER else (earlier or LexicalDecomposer())
+
+
+# --- the current extractor -----------------------------------------------------------------
+
+# Early-position prior on centrality: the last sentence loses this share of its score against
+# the first. Authors tend to state the point early, but a body sentence that restates the whole
+# essay should still win over a scene-setting opener, so the prior stays mild.
+POSITION_PRIOR = 0.15
+# MMR trade-off between relevance to the central statement and redundancy with what is chosen.
+MMR_LAMBDA = 0.7
+# An argument's seed must be at least this close to the central statement (MiniLM cosine): same-
+# topic sentences score 0.25 and up, asides and sponsor reads below; we never pad with them.
+ARGUMENT_MIN_RELEVANCE = 0.2
+# A sentence joins a seed's argument when it is at least this close to the seed. A paragraph
+# usually develops one point (the spec reads an argument as a paragraph), so a sentence of the
+# seed's paragraph gets a bonus: paragraph-mates join from a raw 0.25, where MiniLM puts most
+# sentences of one paragraph, and others only from 0.45, the range of close restatements.
+GROUP_MIN_SIMILARITY = 0.45
+SAME_PARAGRAPH_BONUS = 0.2
+MAX_SENTENCES_PER_ARGUMENT = 3
+# Eligible sentences besides the central one needed before an analysis gets arguments, and how
+# many more sentences buy one more argument (8 -> 3 arguments ... 23+ -> 6).
+MIN_SENTENCES_FOR_ARGUMENTS = 8
+SENTENCES_PER_EXTRA_ARGUMENT = 5
+MIN_ARGUMENTS = 3
+MAX_ARGUMENTS = 6
+MAX_CLAIMS_PER_SIGNAL = 12
+MIN_STATEMENT_WORDS = 5
+MAX_STATEMENT_WORDS = 80
+# Framing by a host or an author ("Today we're talking about ...") names the topic without
+# taking a position; it is never the central statement.
+_META = re.compile(
+    r"^\W*(?:welcome\b|thanks? (?:you )?for|today,? (?:we|i)(?:'re| are| will|'ll)?|"
+    r"in this (?:episode|post|essay|article|piece|issue|video)|this week,? (?:we|i)|"
+    r"(?:my|our) guest|joining (?:me|us))",
+    re.I,
+)
+_TERMINAL = re.compile(r"[.!?…][\"'”’)\]]*$")
+_DANGLING = re.compile(r"[:,;(\[—–-]$")
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip().rstrip("\"'”’)]").endswith("?")
+
+
+def _is_fragment(sentence: Sentence) -> bool:
+    """A title, a label, a dangling clause or a run-on's tail rather than a statement."""
+    text = sentence.text
+    if _DANGLING.search(text):
+        return True
+    first = text[:1]
+    if first.islower() and not text[1:2].isupper():  # "and then..." but not "iPhone"
+        return True
+    letters = sum(ch.isalpha() for ch in text)
+    if letters < 0.5 * len(text.replace(" ", "")):
+        return True
+    return not _TERMINAL.search(text) and not sentence.list_item and len(text.split()) < 8
+
+
+def _is_statement(sentence: Sentence) -> bool:
+    """Eligible as a central statement or an argument sentence."""
+    words = len(sentence.text.split())
+    return (
+        MIN_STATEMENT_WORDS <= words <= MAX_STATEMENT_WORDS
+        and not _is_question(sentence.text)
+        and not is_boilerplate(sentence.text)
+        and not _is_fragment(sentence)
+        and not _META.search(sentence.text)
+    )
+
+
+def _fallback_central(sentences: list[Sentence]) -> Sentence | None:
+    """For a text without a full statement (a one-line post): its longest plain sentence."""
+    plain = [
+        s
+        for s in sentences
+        if len(s.text.split()) >= 3 and not _is_question(s.text) and not is_boilerplate(s.text)
+    ]
+    return max(plain, key=lambda s: len(s.text)) if plain else None
+
+
+def _draft(role: str, text: str, start: int, argument_id: str | None = None) -> UnitDraft:
+    cut, truncated = snippet(text, SNIPPET_MAX_CHARS)
+    return UnitDraft(role, text, start, start + len(text), (Snippet(cut, truncated),), argument_id)
+
+
+def argument_count(eligible_besides_central: int) -> int:
+    """How many arguments an analysis with this many eligible sentences carries (0 or 3-6)."""
+    if eligible_besides_central < MIN_SENTENCES_FOR_ARGUMENTS:
+        return 0
+    extra = (eligible_besides_central - MIN_SENTENCES_FOR_ARGUMENTS) // SENTENCES_PER_EXTRA_ARGUMENT
+    return min(MAX_ARGUMENTS, MIN_ARGUMENTS + extra)
+
+
+class EmbeddingDecomposer:
+    """The current extractor: embedding centrality, MMR arguments, atomic claims.
+
+    Deterministic for a given embedder: the same text gives the same drafts. Each document's
+    eligible sentences are embedded in one call, and only when a choice depends on them.
+    """
+
+    version = CURRENT_EXTRACTION_VERSION
+
+    def __init__(self, embed: Embedder, *, max_claims: int = MAX_CLAIMS_PER_SIGNAL) -> None:
+        self.embed = embed
+        self.max_claims = max_claims
+
+    def decompose(self, content_type: str, text: str) -> list[UnitDraft]:
+        sentences = split_document(text)
+        if not sentences:
+            return []
+        eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
+        role = "synopsis" if content_type == "event" else "thesis"
+        vectors: FloatMatrix | None = None
+        if not eligible:
+            fallback = _fallback_central(sentences)
+            central = sentences.index(fallback) if fallback is not None else None
+        elif content_type == "event" or len(eligible) <= 2:
+            central = eligible[0]  # the lead; too little text to weigh centrality
         else:
-            rejected.append(Rejection(unit, rule))
-    return accepted, rejected
+            vectors = self.embed([sentences[i].text for i in eligible])
+            central = eligible[_most_central_row(vectors)]
+        units: list[UnitDraft] = []
+        used: set[int] = set()
+        if central is not None:
+            units.append(_draft(role, sentences[central].text, sentences[central].start))
+            used.add(central)
+        if content_type != "event" and vectors is not None and central is not None:
+            groups = _arguments(sentences, eligible, vectors, eligible.index(central))
+            for number, group in enumerate(groups, start=1):
+                for index in group:
+                    s = sentences[index]
+                    units.append(_draft("argument", s.text, s.start, f"a{number}"))
+                    used.add(index)
+        units.extend(self._claims(sentences, used))
+        return units
+
+    def _claims(self, sentences: list[Sentence], used: set[int]) -> list[UnitDraft]:
+        """Atomic factual clauses of the unused sentences: the weightiest, in document order."""
+        found: list[tuple[int, int, UnitDraft]] = []  # (weight, start, draft)
+        for index, sentence in enumerate(sentences):
+            if index in used or _is_question(sentence.text) or is_boilerplate(sentence.text):
+                continue
+            if _is_fragment(sentence) and not sentence.list_item:
+                continue
+            for a, b in atomic_spans(sentence.text):
+                clause = sentence.text[a:b]
+                words = len(clause.split())
+                if not MIN_CLAIM_WORDS <= words <= MAX_CLAIM_WORDS or not is_factual_claim(clause):
+                    continue
+                draft = _draft("claim", clause, sentence.start + a)
+                found.append((claim_weight(clause), draft.start_char, draft))
+        kept = sorted(found, key=lambda f: (-f[0], f[1]))[: self.max_claims]
+        return [draft for _, _, draft in sorted(kept, key=lambda f: f[1])]
 
 
-def _failed_rule(unit: UnitDraft, normalized_source: str) -> str | None:
-    if not unit.evidence:
-        return "no_evidence"
-    for item in unit.evidence:
-        if not item.text.strip():
-            return "empty_snippet"
-        if len(item.text) > SNIPPET_MAX_CHARS:
-            return "snippet_too_long"
-        if normalize_ws(item.text) not in normalized_source:
-            return "snippet_not_verbatim"
-    if len(unit.text.split()) < 3:
-        return "too_short"
-    if is_boilerplate(unit.text):
-        return "boilerplate"
-    if normalize_ws(unit.text) not in normalized_source:
-        return "unsupported"
-    return None
+def _most_central_row(vectors: FloatMatrix) -> int:
+    """Row closest to the document's mean direction, with a mild early-position prior."""
+    mean = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(mean)) or 1.0
+    centrality = vectors @ (mean / norm)
+    n = len(vectors)
+    prior = 1.0 - POSITION_PRIOR * np.arange(n, dtype=np.float32) / max(n - 1, 1)
+    return int(np.argmax(centrality * prior))
+
+
+def _arguments(
+    sentences: list[Sentence], eligible: list[int], vectors: FloatMatrix, central_row: int
+) -> list[list[int]]:
+    """Groups of sentence indices, one per argument, ordered by their first sentence.
+
+    Seeds are chosen by MMR (relevant to the central statement, unlike what is already
+    chosen, the central statement included); each seed then takes up to two of its nearest
+    unchosen neighbours, same-paragraph ones preferred.
+    """
+    rows = [r for r in range(len(eligible)) if r != central_row]
+    wanted = argument_count(len(rows))
+    if not wanted:
+        return []
+    similarity = vectors @ vectors.T
+    relevance = similarity[central_row]
+    candidates = [r for r in rows if relevance[r] >= ARGUMENT_MIN_RELEVANCE]
+    if len(candidates) < MIN_ARGUMENTS:
+        return []  # too little on-topic support to make real arguments of
+    chosen = [central_row]
+    seeds: list[int] = []
+    for _ in range(min(wanted, len(candidates))):
+        best, best_score = -1, -math.inf
+        for r in candidates:
+            if r in seeds:
+                continue
+            redundancy = max(float(similarity[r, c]) for c in chosen)
+            score = MMR_LAMBDA * float(relevance[r]) - (1 - MMR_LAMBDA) * redundancy
+            if score > best_score:  # strict: ties go to the earlier sentence
+                best, best_score = r, score
+        seeds.append(best)
+        chosen.append(best)
+    groups = {seed: [seed] for seed in seeds}
+    pairs = []
+    for r in candidates:
+        if r in groups:
+            continue
+        for order, seed in enumerate(seeds):
+            score = float(similarity[seed, r])
+            if sentences[eligible[seed]].paragraph == sentences[eligible[r]].paragraph:
+                score += SAME_PARAGRAPH_BONUS
+            if score >= GROUP_MIN_SIMILARITY:
+                pairs.append((-score, order, r, seed))
+    taken: set[int] = set()
+    for _, _, r, seed in sorted(pairs):
+        if r in taken or len(groups[seed]) >= MAX_SENTENCES_PER_ARGUMENT:
+            continue
+        groups[seed].append(r)
+        taken.add(r)
+    ordered = sorted(sorted(eligible[r] for r in group) for group in groups.values())
+    return ordered

@@ -80,6 +80,8 @@ SIGNALS = _schema(
         "segment_start_s": pl.Int64,
         "segment_end_s": pl.Int64,
         "content_hash": pl.String,
+        "source_hash": pl.String,
+        "first_ingested_at": UTC_TIME,
     }
 )
 
@@ -108,6 +110,18 @@ REVIEWS = _schema(
         "reviewer": pl.String,
         "reviewed_at": UTC_TIME,
         "note": pl.String,
+    }
+)
+
+# Per signal: which extractor produced its units from which content, so an unchanged signal
+# keeps its units (and an early source its earlier extraction) instead of being decomposed again.
+EXTRACTIONS = _schema(
+    {
+        "signal_id": pl.String,
+        "content_hash": pl.String,
+        "extraction_version": pl.String,
+        "units": pl.Int64,
+        "rejected": pl.Int64,
     }
 )
 

@@ -3,108 +3,217 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from analytics.decompose import (
     Decomposer,
+    EmbeddingDecomposer,
     LexicalDecomposer,
     classify_content_type,
+    decomposer_for,
     unit_id_for,
     verify_units,
 )
-from analytics.schema import SIGNALS, UNIT_REJECTIONS, UNITS
+from analytics.embedding import Embedder
+from analytics.schema import EXTRACTIONS, SIGNALS, UNIT_REJECTIONS, UNITS
 from analytics.urls import signal_id_for, with_segment
 
 EPISODE_CHAPTER_SEPARATOR = " — "
+
+
+class SegmentLike(Protocol):
+    @property
+    def start_s(self) -> int: ...
+    @property
+    def end_s(self) -> int: ...
+    @property
+    def chapter(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+# (transcript text, episode duration in seconds or None) -> the high-signal topic segments
+Segmenter = Callable[[str, int | None], Sequence[SegmentLike]]
 
 
 def _segment_hash(*parts: object) -> str:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
 
 
-def signals_from_sources(sources: pl.DataFrame, *, as_of: datetime | None = None) -> pl.DataFrame:
-    """One signal per source, or one per segment of a podcast that carries segments.
+def _duration(extra: str | None) -> int | None:
+    try:
+        value = json.loads(extra or "{}").get("duration_s")
+    except (ValueError, AttributeError):
+        return None
+    return int(value) if isinstance(value, int | float) and value > 0 else None
 
-    Sources published after ``as_of`` are left out: a build sees the corpus as of its clock.
+
+def _segment_row(
+    src: dict[str, Any], start_s: int, end_s: int, chapter: str, text: str
+) -> dict[str, Any]:
+    chapter = chapter.strip()
+    title = f"{src['title']}{EPISODE_CHAPTER_SEPARATOR}{chapter}" if chapter else src["title"]
+    return {
+        "signal_id": signal_id_for(src["canonical_url"], start_s, end_s),
+        "source_id": src["source_id"],
+        "kind": src["kind"],
+        "content_type": classify_content_type(src["kind"], title, text),
+        "title": title,
+        "url": with_segment(src["url"], start_s, end_s),
+        "domain": src["domain"],
+        "published_at": src["published_at"],
+        "author": src["author"],
+        "text": text,
+        "segment_start_s": start_s,
+        "segment_end_s": end_s,
+        "content_hash": _segment_hash(src["content_hash"], start_s, end_s, text),
+        "source_hash": src["content_hash"],
+        "first_ingested_at": src["first_ingested_at"],
+    }
+
+
+def _whole_row(src: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "signal_id": signal_id_for(src["canonical_url"]),
+        "source_id": src["source_id"],
+        "kind": src["kind"],
+        "content_type": classify_content_type(src["kind"], src["title"], src["text"]),
+        "title": src["title"],
+        "url": src["url"],
+        "domain": src["domain"],
+        "published_at": src["published_at"],
+        "author": src["author"],
+        "text": src["text"],
+        "segment_start_s": None,
+        "segment_end_s": None,
+        "content_hash": src["content_hash"],
+        "source_hash": src["content_hash"],
+        "first_ingested_at": src["first_ingested_at"],
+    }
+
+
+def signals_from_sources(
+    sources: pl.DataFrame,
+    *,
+    as_of: datetime | None = None,
+    segment: Segmenter | None = None,
+    previous: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One signal per source; a podcast becomes one signal per chapter or topic segment.
+
+    Podcasts with ``segments`` (chapters known) are cut there. A transcript without chapters is
+    cut by ``segment`` (topic segmentation, high-signal segments only) — unless ``previous``
+    signals already hold the segmentation of the very same source content, which is reused.
+    With no segmenter, or when no segment is kept, the episode is one signal with its
+    episode-level URL. Sources published after ``as_of`` are left out.
     """
     if as_of is not None:
         sources = sources.filter(pl.col("published_at") <= as_of)
+    reusable: dict[str, list[dict[str, Any]]] = {}
+    if previous is not None and segment is not None:
+        earlier = previous.filter(
+            (pl.col("kind") == "podcast") & pl.col("segment_start_s").is_not_null()
+        )
+        for row in earlier.iter_rows(named=True):
+            reusable.setdefault(row["source_id"], []).append(row)
     rows: list[dict[str, Any]] = []
     for src in sources.iter_rows(named=True):
-        segments = src["segments"] or []
-        if src["kind"] == "podcast" and segments:
-            for seg in segments:
-                chapter = (seg["chapter"] or "").strip()
-                title = (
-                    f"{src['title']}{EPISODE_CHAPTER_SEPARATOR}{chapter}"
-                    if chapter
-                    else src["title"]
-                )
-                url = with_segment(src["url"], seg["start_s"], seg["end_s"])
-                rows.append(
-                    {
-                        "signal_id": signal_id_for(
-                            src["canonical_url"], seg["start_s"], seg["end_s"]
-                        ),
-                        "source_id": src["source_id"],
-                        "kind": src["kind"],
-                        "content_type": classify_content_type(src["kind"], title, seg["text"]),
-                        "title": title,
-                        "url": url,
-                        "domain": src["domain"],
-                        "published_at": src["published_at"],
-                        "author": src["author"],
-                        "text": seg["text"],
-                        "segment_start_s": seg["start_s"],
-                        "segment_end_s": seg["end_s"],
-                        "content_hash": _segment_hash(
-                            src["content_hash"], seg["start_s"], seg["end_s"], seg["text"]
-                        ),
-                    }
-                )
+        chapters = src["segments"] or []
+        if src["kind"] == "podcast" and chapters:
+            rows.extend(
+                _segment_row(src, c["start_s"], c["end_s"], c["chapter"] or "", c["text"])
+                for c in chapters
+            )
             continue
-        rows.append(
-            {
-                "signal_id": signal_id_for(src["canonical_url"]),
-                "source_id": src["source_id"],
-                "kind": src["kind"],
-                "content_type": classify_content_type(src["kind"], src["title"], src["text"]),
-                "title": src["title"],
-                "url": src["url"],
-                "domain": src["domain"],
-                "published_at": src["published_at"],
-                "author": src["author"],
-                "text": src["text"],
-                "segment_start_s": None,
-                "segment_end_s": None,
-                "content_hash": src["content_hash"],
-            }
-        )
+        if src["kind"] == "podcast" and segment is not None:
+            cached = reusable.get(src["source_id"], [])
+            if cached and all(r["source_hash"] == src["content_hash"] for r in cached):
+                rows.extend({**r, "first_ingested_at": src["first_ingested_at"]} for r in cached)
+                continue
+            topics = segment(src["text"], _duration(src["extra"]))
+            if topics:
+                rows.extend(
+                    _segment_row(src, t.start_s, t.end_s, t.chapter, t.text) for t in topics
+                )
+                continue
+        rows.append(_whole_row(src))
     return pl.DataFrame(rows, schema=SIGNALS, orient="row").sort("signal_id")
 
 
-def extract_units(
-    signals: pl.DataFrame, decomposer: Decomposer | None = None
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Decompose every signal and keep only verified units.
+@dataclass(frozen=True)
+class Extraction:
+    """Verified units (before human review), the verifier's rejections, and per signal the
+    extraction that produced them."""
 
-    Returns ``(units, rejections)``. Units are in served order: central statement, arguments,
-    claims, each group in document order; ``position`` numbers them within their signal.
+    units: pl.DataFrame  # UNITS
+    rejections: pl.DataFrame  # UNIT_REJECTIONS
+    extractions: pl.DataFrame  # EXTRACTIONS
+    extracted: int  # signals decomposed in this run
+    reused: int  # signals whose earlier units were kept
+
+
+def _empty_extraction() -> Extraction:
+    return Extraction(
+        pl.DataFrame(schema=UNITS),
+        pl.DataFrame(schema=UNIT_REJECTIONS),
+        pl.DataFrame(schema=EXTRACTIONS),
+        0,
+        0,
+    )
+
+
+def extract_units(
+    signals: pl.DataFrame,
+    *,
+    embed: Embedder | None = None,
+    previous: Extraction | None = None,
+    force: bool = False,
+) -> Extraction:
+    """Decompose signals into verified units, reusing earlier work where it still holds.
+
+    Each signal gets the current extractor (``embed-2``, which needs ``embed``) if its source
+    was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
+    (spec §2.3); ``force`` gives every signal the current one. Without an embedder, every
+    signal gets ``lexical-1``. A signal whose content and chosen extractor are those of its
+    ``previous`` extraction keeps its units without being decomposed again.
     """
-    decomposer = decomposer or LexicalDecomposer()
+    earlier = LexicalDecomposer()
+    current: Decomposer = EmbeddingDecomposer(embed) if embed is not None else earlier
+    previous = previous or _empty_extraction()
+    done = {
+        row[0]: (row[1], row[2])
+        for row in previous.extractions.select(
+            "signal_id", "content_hash", "extraction_version"
+        ).iter_rows()
+    }
     role_rank = {"thesis": 0, "synopsis": 0, "argument": 1, "claim": 2}
     unit_rows: list[dict[str, Any]] = []
     rejection_rows: list[dict[str, Any]] = []
-    for signal_id, content_type, text in signals.select(
-        "signal_id", "content_type", "text"
+    extraction_rows: list[dict[str, Any]] = []
+    keep: list[str] = []
+    for signal_id, content_type, text, content_hash, first_ingested_at in signals.select(
+        "signal_id", "content_type", "text", "content_hash", "first_ingested_at"
     ).iter_rows():
-        drafts = decomposer.decompose(content_type, text)
-        accepted, rejected = verify_units(drafts, text)
+        chosen = (
+            current
+            if force
+            else decomposer_for(first_ingested_at, current=current, earlier=earlier)
+        )
+        if done.get(signal_id) == (content_hash, chosen.version):
+            keep.append(signal_id)
+            continue
+        drafts = chosen.decompose(content_type, text)
+        accepted, rejected = verify_units(drafts, text, embed)
         seen: set[str] = set()
-        ordered = sorted(accepted, key=lambda u: (role_rank[u.role], u.start_char))
+        # the extractor returns served order; a stable sort on the role alone keeps an
+        # argument's sentences together even when they interleave in the document
+        ordered = sorted(accepted, key=lambda u: role_rank[u.role])
         position = 0
         for unit in ordered:
             uid = unit_id_for(signal_id, unit.role, unit.text)
@@ -137,6 +246,38 @@ def extract_units(
                     "rule": rejection.rule,
                 }
             )
-    units = pl.DataFrame(unit_rows, schema=UNITS, orient="row")
-    rejections = pl.DataFrame(rejection_rows, schema=UNIT_REJECTIONS, orient="row")
-    return units, rejections
+        extraction_rows.append(
+            {
+                "signal_id": signal_id,
+                "content_hash": content_hash,
+                "extraction_version": chosen.version,
+                "units": position,
+                "rejected": len(rejected),
+            }
+        )
+    kept = pl.DataFrame({"signal_id": keep}, schema={"signal_id": pl.String})
+    units = pl.concat(
+        [
+            previous.units.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(unit_rows, schema=UNITS, orient="row"),
+        ]
+    )
+    rejections = pl.concat(
+        [
+            previous.rejections.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(rejection_rows, schema=UNIT_REJECTIONS, orient="row"),
+        ]
+    )
+    extractions = pl.concat(
+        [
+            previous.extractions.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(extraction_rows, schema=EXTRACTIONS, orient="row"),
+        ]
+    ).sort("signal_id")
+    return Extraction(
+        units.sort("signal_id", "position"),
+        rejections,
+        extractions,
+        extracted=len(extraction_rows),
+        reused=len(keep),
+    )

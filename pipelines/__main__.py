@@ -21,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("build", help="materialize every asset and publish a snapshot")
     run.add_argument("--as-of", help="fix the build clock (ISO 8601 date or date-time, UTC)")
     run.add_argument("--data-dir", help="data dir (default: AIMI_DATA_DIR or ./data)")
+    run.add_argument(
+        "--reextract",
+        action="store_true",
+        help="give every signal the current extractor, also sources ingested before 2026-04-28",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -28,7 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        opened = build(DataDir.from_env(args.data_dir), as_of=as_of, log_level="INFO")
+        opened = build(
+            DataDir.from_env(args.data_dir),
+            as_of=as_of,
+            log_level="INFO",
+            force_reextract=args.reextract,
+        )
     except BuildError as exc:
         sys.stderr.write(f"aimi build: {exc}\n")
         return 1

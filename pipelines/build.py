@@ -40,9 +40,14 @@ def build(
     as_of: datetime | None = None,
     persistent: bool = True,
     log_level: str = "WARNING",
+    force_reextract: bool = False,
 ) -> OpenedSnapshot:
     """Run sources → signals → units → snapshot with their checks; return the new snapshot."""
-    resource = AimiResource(data_dir=str(data.root), as_of=as_of.isoformat() if as_of else "")
+    resource = AimiResource(
+        data_dir=str(data.root),
+        as_of=as_of.isoformat() if as_of else "",
+        force_reextract=force_reextract,
+    )
     with dagster_instance(data, persistent=persistent) as instance:
         return _materialize(data, resource, instance, log_level)
 

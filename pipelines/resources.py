@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import dagster as dg
 
+from analytics.embedding import FloatMatrix
 from analytics.records import RecordError, parse_timestamp
 from warehouse.paths import DataDir
 
@@ -21,12 +23,28 @@ def parse_as_of(value: str) -> datetime:
         ) from None
 
 
+class LazyEmbedder:
+    """MiniLM, loaded on first use: a build whose signals are all unchanged never loads it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, texts: Sequence[str]) -> FloatMatrix:
+        from warehouse.embeddings import load_minilm
+
+        self.calls += 1
+        return load_minilm()(texts)
+
+
 class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     """Data dir and clock for every asset. Empty strings mean: take ``AIMI_DATA_DIR`` /
     ``AIMI_AS_OF`` from the environment, else ``./data`` / the wall clock."""
 
     data_dir: str = ""
     as_of: str = ""
+    # Give every signal the current extractor, even sources ingested before 2026-04-28 that
+    # otherwise keep their earlier extraction (spec §2.3).
+    force_reextract: bool = False
 
     def data(self) -> DataDir:
         return DataDir.from_env(self.data_dir or None)

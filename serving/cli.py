@@ -84,6 +84,14 @@ def build(
     demo: Annotated[
         bool, typer.Option("--demo", help="Fix the clock at the demo corpus's as_of.")
     ] = False,
+    reextract: Annotated[
+        bool,
+        typer.Option(
+            "--reextract",
+            help="Decompose every signal with the current extractor, also sources ingested "
+            "before 2026-04-28 (which otherwise keep their earlier extraction).",
+        ),
+    ] = False,
     data_dir: DataDirOption = None,
 ) -> None:
     """Materialize every Dagster asset in-process and publish a snapshot."""
@@ -97,6 +105,8 @@ def build(
     command = [sys.executable, "-m", "pipelines", "build", "--data-dir", str(_data(data_dir).root)]
     if as_of:
         command += ["--as-of", as_of]
+    if reextract:
+        command.append("--reextract")
     raise typer.Exit(subprocess.call(command))
 
 

@@ -21,6 +21,8 @@ TABLE_NAMES = (
     "quarantine",
     "ingest_log",
     "signals",
+    "extractions",
+    "extracted_units",
     "units",
     "unit_rejections",
     "change_state",

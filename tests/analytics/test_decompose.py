@@ -1,16 +1,31 @@
+"""Decomposition: the first (lexical) extractor kept as it was, and the current embedding one on
+realistic texts, with the real MiniLM encoder."""
+
 from __future__ import annotations
 
+from collections import Counter
+from datetime import UTC, datetime
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from analytics.decompose import (
+    CURRENT_EXTRACTION_VERSION,
+    EXTRACTION_VERSION,
+    EmbeddingDecomposer,
     LexicalDecomposer,
     Snippet,
     UnitDraft,
+    argument_count,
     classify_content_type,
+    decomposer_for,
     is_boilerplate,
     unit_id_for,
     verify_units,
 )
+from analytics.embedding import EMBEDDING_DIM, Embedder, FloatMatrix
+from analytics.text import SNIPPET_MAX_CHARS, normalize_ws
 
 ESSAY = (
     "The market keeps pricing AI labs as software companies. That is a mistake. "
@@ -20,6 +35,85 @@ ESSAY = (
     "Anthropic signed for one million TPU chips in October 2025. "
     "Should investors care? Only if they want to understand margins."
 )
+CAPEX_ESSAY = """# The capex supercycle has a hidden expiry date
+
+The AI capex boom will end in a margin squeeze for the hyperscalers, because depreciation on
+short-lived chips is rising faster than the revenue those chips generate.
+
+Microsoft, Alphabet, Amazon and Meta spent a combined $230 billion on capital expenditure in
+2024. Their guidance points to more than $320 billion in 2025. Almost all of the increase goes
+to data centers and the accelerators inside them.
+
+Accelerators do not last like buildings do. A GPU bought today is economically obsolete within
+four to five years, as each new generation delivers several times the performance per watt.
+Yet several hyperscalers extended the assumed useful life of their servers to six years in
+2022 and 2023, which flatters reported earnings.
+
+When those useful-life assumptions meet the real replacement cycle, depreciation expense will
+jump. Analysts at one bank estimate that depreciation at the four largest cloud providers will
+triple between 2023 and 2027. That cost lands on the income statement whether or not AI revenue
+has arrived.
+
+Revenue is arriving, but slowly. Microsoft said its AI business passed a $10 billion annual
+revenue run rate in 2025. That is impressive for a new product line. It is also small next to
+the tens of billions spent each quarter to build the capacity behind it.
+
+The gap is widest for the infrastructure that serves training rather than inference. Training
+clusters produce no revenue directly; they produce models whose commercial life may be a year
+or less before a competitor matches them. Inference capacity at least bills by the token.
+
+Pricing makes the problem worse. The price per million tokens for GPT-4-class capability fell
+by roughly 99% between 2023 and 2025. Falling prices expand usage, but they also mean each
+new chip earns less per unit of work than the chip it replaced.
+
+Some investors argue that the capacity will be absorbed by agents and enterprise workloads.
+That is possible, yet enterprise adoption still runs through long procurement cycles and pilot
+projects. Surveys in 2025 found that most companies had fewer than a third of their AI pilots
+in production.
+
+Power is the other binding constraint. Grid connection queues in Virginia and Texas now stretch
+for years, and new gas turbines are sold out until 2028. Capacity that cannot be powered earns
+nothing while its chips age on the balance sheet.
+
+None of this means the buildout is a mistake. It means the returns arrive later and thinner
+than the spending curve implies, and the hyperscalers with the weakest inference demand will
+feel the depreciation squeeze first.
+"""
+
+NEWS_REPORT = """Nvidia reported third-quarter revenue of $57 billion on Wednesday, up 62%
+from a year earlier, as demand for its data-center chips kept outrunning supply.
+
+Data-center revenue rose 66% to $51.2 billion. The company guided to revenue of $65 billion for
+the fourth quarter, above the $62 billion analysts had expected.
+
+Chief executive Jensen Huang said sales of Blackwell systems were "off the charts" and that
+cloud GPUs were sold out. Shares rose 4% in after-hours trading.
+
+Nvidia also said it would invest up to $100 billion in OpenAI as the lab deploys at least
+10 gigawatts of Nvidia systems; the first gigawatt is scheduled for the second half of 2026.
+
+Subscribe to our newsletter for more.
+"""
+
+SOCIAL_POST = "Mistral just released Magistral, its first reasoning model, under Apache 2.0."
+
+TRANSCRIPT = """Dana Reyes (00:00:05):
+Welcome back. Today we're talking about inference costs with Sam Patel.
+
+Sam Patel (00:00:12):
+Thanks for having me. The thing people miss is that inference, not training, is where the
+money goes now. We spent about 70% of our compute budget on inference last year, and the
+share keeps climbing.
+
+Dana Reyes (00:00:40):
+Why is that?
+
+Sam Patel (00:00:43):
+Because every product we ship calls the model many times per user action. Agents make it
+worse, since one task can trigger dozens of calls. So the unit economics of the product depend
+on the cost per token more than on anything we do in training.
+"""
+
 NEWS = (
     "Nvidia reported third-quarter revenue of $57 billion on Wednesday, up 62% from a year "
     "earlier. The company guided to $65 billion for the next quarter. "
@@ -125,3 +219,212 @@ def test_unit_ids_are_stable_and_whitespace_insensitive() -> None:
     assert unit_id_for("sig_1", "claim", "A  b c") == unit_id_for("sig_1", "claim", "a b c")
     assert unit_id_for("sig_1", "claim", "a b c") != unit_id_for("sig_2", "claim", "a b c")
     assert unit_id_for("sig_1", "claim", "a b c") != unit_id_for("sig_1", "thesis", "a b c")
+
+
+# --- the current extractor (embed-2) ------------------------------------------------------
+
+
+class CountingEmbedder:
+    """Wraps an embedder and records every call, to check one call per document."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls: list[int] = []
+
+    def __call__(self, texts: object) -> FloatMatrix:
+        batch = list(texts)  # type: ignore[call-overload]
+        self.calls.append(len(batch))
+        return self.inner(batch)
+
+
+class HashEmbedder:
+    """A cheap deterministic stand-in with the Embedder contract, for property tests only."""
+
+    def __call__(self, texts: object) -> FloatMatrix:
+        import numpy as np
+
+        rows = []
+        for text in texts:  # type: ignore[attr-defined]
+            rng = np.random.default_rng(sum(map(ord, str(text))) % 10_007)
+            vector = rng.normal(size=EMBEDDING_DIM).astype(np.float32)
+            rows.append(vector / np.linalg.norm(vector))
+        return np.asarray(rows, dtype=np.float32).reshape(-1, EMBEDDING_DIM)
+
+
+def _assert_well_formed(units: list[UnitDraft], text: str) -> None:
+    for unit in units:
+        assert text[unit.start_char : unit.end_char] == unit.text
+        assert unit.evidence
+        for item in unit.evidence:
+            assert 0 < len(item.text) <= SNIPPET_MAX_CHARS
+            assert item.text in unit.text and item.text in text
+            assert item.truncated == (len(item.text) < len(unit.text))
+
+
+def _served_order(units: list[UnitDraft]) -> None:
+    rank = {"thesis": 0, "synopsis": 0, "argument": 1, "claim": 2}
+    assert [rank[u.role] for u in units] == sorted(rank[u.role] for u in units)
+    claims = [u.start_char for u in units if u.role == "claim"]
+    assert claims == sorted(claims)
+
+
+def test_versions_and_cutover() -> None:
+    assert EXTRACTION_VERSION == "lexical-1"
+    assert CURRENT_EXTRACTION_VERSION == "embed-2"
+    current, earlier = LexicalDecomposer(), LexicalDecomposer()
+    before = datetime(2026, 4, 27, 23, 59, tzinfo=UTC)
+    assert decomposer_for(before, current=current, earlier=earlier) is earlier
+    assert decomposer_for(datetime(2026, 4, 28), current=current, earlier=earlier) is current
+    assert decomposer_for(None, current=current) is current
+
+
+@pytest.mark.parametrize(
+    ("eligible", "expected"), [(0, 0), (7, 0), (8, 3), (12, 3), (13, 4), (22, 5), (23, 6), (90, 6)]
+)
+def test_more_text_buys_more_arguments_up_to_six(eligible: int, expected: int) -> None:
+    assert argument_count(eligible) == expected
+
+
+def test_essay_thesis_arguments_and_claims(minilm: Embedder) -> None:
+    units = EmbeddingDecomposer(minilm).decompose("analysis", CAPEX_ESSAY)
+    _assert_well_formed(units, CAPEX_ESSAY)
+    _served_order(units)
+    assert units[0].role == "thesis"
+    assert units[0].text.startswith("The AI capex boom will end in a margin squeeze")
+    assert all(u.role != "thesis" for u in units[1:])
+
+    arguments = [u for u in units if u.role == "argument"]
+    sizes = Counter(u.argument_id for u in arguments)
+    assert 3 <= len(sizes) <= 6
+    assert all(1 <= n <= 3 for n in sizes.values())
+    assert list(sizes) == [f"a{i}" for i in range(1, len(sizes) + 1)]
+    # one argument's sentences are contiguous in the list, in document order; arguments are
+    # ordered by their first sentence
+    firsts = []
+    for argument_id in sizes:
+        members = [u for u in arguments if u.argument_id == argument_id]
+        assert [u.start_char for u in members] == sorted(u.start_char for u in members)
+        firsts.append(members[0].start_char)
+    assert firsts == sorted(firsts)
+    ids = [u.argument_id for u in arguments]
+    assert ids == sorted(ids, key=lambda a: ids.index(a))
+    # coherent grouping: the depreciation points travel together, the pricing paragraph too
+    by_id = {
+        a: normalize_ws(" ".join(u.text for u in arguments if u.argument_id == a)) for a in sizes
+    }
+    pricing = [a for a, text in by_id.items() if "Pricing makes the problem worse" in text]
+    assert pricing and "fell by roughly 99%" in by_id[pricing[0]]
+    assert "GPU bought today is economically obsolete" in " ".join(by_id.values())
+
+    claims = [u for u in units if u.role == "claim"]
+    assert claims and all(any(ch.isdigit() for ch in u.text) for u in claims)
+    assert any("$230 billion" in u.text for u in claims)
+    used = [u.text for u in units if u.role != "claim"]
+    assert not any(c.text in used for c in claims)
+    assert not any(u.text.endswith("?") or u.text.startswith("#") for u in units)
+
+
+def test_news_report_synopsis_is_the_lead_and_claims_split_atomically(minilm: Embedder) -> None:
+    embed = CountingEmbedder(minilm)
+    units = EmbeddingDecomposer(embed).decompose("event", NEWS_REPORT)
+    _assert_well_formed(units, NEWS_REPORT)
+    _served_order(units)
+    assert embed.calls == []  # the lead needs no embedding
+    assert units[0].role == "synopsis"
+    assert units[0].text.startswith("Nvidia reported third-quarter revenue of $57 billion")
+    roles = [u.role for u in units]
+    assert "argument" not in roles and set(roles[1:]) == {"claim"}
+    texts = [normalize_ws(u.text) for u in units]
+    assert "Data-center revenue rose 66% to $51.2 billion." in texts
+    assert "Shares rose 4% in after-hours trading." in texts
+    # the compound sentence splits at its semicolon: two claims, each verbatim
+    assert any(t.endswith("10 gigawatts of Nvidia systems") for t in texts)
+    assert "the first gigawatt is scheduled for the second half of 2026." in texts
+    texts = [normalize_ws(t) for t in texts]
+    assert not any("Subscribe" in t for t in texts)
+
+
+def test_short_social_post_is_its_own_synopsis(minilm: Embedder) -> None:
+    units = EmbeddingDecomposer(minilm).decompose("event", SOCIAL_POST)
+    assert [(u.role, u.text) for u in units] == [("synopsis", SOCIAL_POST)]
+    assert units[0].evidence[0].truncated
+    opinion = "Scaling is not dead. Honestly the vibes matter more than benchmarks."
+    units = EmbeddingDecomposer(minilm).decompose("analysis", opinion)
+    assert [u.role for u in units] == ["thesis"]
+    assert EmbeddingDecomposer(minilm).decompose("analysis", "  \n\n ") == []
+
+
+def test_transcript_labels_stripped_and_host_framing_is_not_the_thesis(minilm: Embedder) -> None:
+    units = EmbeddingDecomposer(minilm).decompose("analysis", TRANSCRIPT)
+    _assert_well_formed(units, TRANSCRIPT)
+    assert units[0].role == "thesis"
+    assert units[0].text.startswith("The thing people miss is that inference")
+    assert not any("(00:" in u.text for u in units)
+    assert not any(u.role == "argument" for u in units)  # too short to carry arguments
+    assert any("70% of our compute budget" in u.text for u in units if u.role == "claim")
+
+
+def test_embeds_once_per_analysis_and_is_deterministic(minilm: Embedder) -> None:
+    embed = CountingEmbedder(minilm)
+    decomposer = EmbeddingDecomposer(embed)
+    first = decomposer.decompose("analysis", CAPEX_ESSAY)
+    second = EmbeddingDecomposer(minilm).decompose("analysis", CAPEX_ESSAY)
+    assert len(embed.calls) == 1
+    assert first == second
+    ids = [unit_id_for("sig_x", u.role, u.text) for u in first]
+    assert ids == [unit_id_for("sig_x", u.role, u.text) for u in second]
+    assert len(set(ids)) == len(ids)
+
+
+def test_current_extraction_passes_the_verifier(minilm: Embedder) -> None:
+    for content_type, text in [
+        ("analysis", CAPEX_ESSAY),
+        ("event", NEWS_REPORT),
+        ("analysis", TRANSCRIPT),
+    ]:
+        units = EmbeddingDecomposer(minilm).decompose(content_type, text)
+        accepted, rejected = verify_units(units, text, minilm)
+        assert rejected == [] and accepted == units
+
+
+def test_claims_are_capped(minilm: Embedder) -> None:
+    text = " ".join(f"Lab {i} raised ${i + 1} million in 2025 from investors." for i in range(30))
+    units = EmbeddingDecomposer(minilm, max_claims=12).decompose("event", text)
+    assert len([u for u in units if u.role == "claim"]) == 12
+
+
+_WORDS = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=80
+)
+_ARBITRARY = st.one_of(
+    st.text(max_size=800),
+    st.lists(
+        st.one_of(
+            _WORDS,
+            st.sampled_from([". ", "? ", "\n\n", "\n- ", "# ", "; ", ", and ", "   ", "\t"]),
+            st.text(alphabet="ab", min_size=60, max_size=200),  # very long words
+        ),
+        max_size=40,
+    ).map("".join),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_ARBITRARY, st.sampled_from(["analysis", "event"]))
+def test_snippets_are_short_verbatim_and_honest_for_any_text(text: str, content_type: str) -> None:
+    units = EmbeddingDecomposer(HashEmbedder()).decompose(content_type, text)
+    _assert_well_formed(units, text)
+    accepted, rejected = verify_units(units, text)
+    assert not [r for r in rejected if r.rule.startswith(("snippet", "empty", "no_evid"))]
+    assert len(accepted) + len(rejected) == len(units)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from(CAPEX_ESSAY.split("\n\n")), min_size=1, max_size=6))
+def test_real_embedder_on_shuffled_paragraphs(minilm: Embedder, paragraphs: list[str]) -> None:
+    text = "\n\n".join(paragraphs)
+    units = EmbeddingDecomposer(minilm).decompose("analysis", text)
+    _assert_well_formed(units, text)
+    _served_order(units)
+    arguments = {u.argument_id for u in units if u.role == "argument"}
+    assert len(arguments) == 0 or 3 <= len(arguments) <= 6

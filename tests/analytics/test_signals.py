@@ -75,7 +75,8 @@ def test_sources_after_as_of_are_left_out() -> None:
 
 def test_every_signal_gets_verified_units_in_served_order() -> None:
     signal_frame = signals_from_sources(sources(NEWS, EPISODE))
-    units, rejections = extract_units(signal_frame)
+    extraction = extract_units(signal_frame)
+    units, rejections = extraction.units, extraction.rejections
     assert rejections.height == 0
     for _, group in units.group_by("signal_id"):
         group = group.sort("position")
@@ -90,7 +91,7 @@ def test_every_signal_gets_verified_units_in_served_order() -> None:
 
 def test_cards_and_details_have_the_spec_shape() -> None:
     signal_frame = signals_from_sources(sources(NEWS, EPISODE))
-    units, _ = extract_units(signal_frame)
+    units = extract_units(signal_frame).units
     served = render_served_signals(signal_frame, units)
     assert served.height == 3
     assert served["published_at"].to_list() == sorted(

@@ -99,7 +99,7 @@ def build_tables(records: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
     validated = [(validate_record(r), f"inline:{n}") for n, r in enumerate(records, start=1)]
     sources = sources_frame(validated, now=AS_OF)
     signals = signals_from_sources(sources, as_of=AS_OF)
-    units, _rejections = extract_units(signals)
+    units = extract_units(signals).units
     return {"signals": render_served_signals(signals, units), "units": units}
 
 

@@ -7,13 +7,15 @@ import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
-from analytics.decompose import EXTRACTION_VERSION
-from analytics.review import apply_reviews
-from analytics.schema import SIGNALS, SOURCES
-from analytics.signals import extract_units, signals_from_sources
+from analytics.decompose import CURRENT_EXTRACTION_VERSION
+from analytics.review import HUMAN_REJECTED, apply_reviews
+from analytics.schema import EXTRACTIONS, SIGNALS, SOURCES, UNIT_REJECTIONS, UNITS
+from analytics.segment import TopicSegment, segment_transcript
+from analytics.signals import Extraction, extract_units, signals_from_sources
+from analytics.verify import RULES
 from pipelines.defs.ingest.assets import sources
 from pipelines.metadata import markdown_table
-from pipelines.resources import AimiResource
+from pipelines.resources import AimiResource, LazyEmbedder
 from warehouse.reviews import read_reviews
 from warehouse.tables import read_table, write_table
 
@@ -30,7 +32,17 @@ from warehouse.tables import read_table, write_table
 )
 def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
-    frame = signals_from_sources(read_table(data, "sources", SOURCES), as_of=aimi.clock())
+    embed = LazyEmbedder()
+
+    def segment(text: str, duration_s: int | None) -> list[TopicSegment]:
+        return segment_transcript(text, embed, duration_s=duration_s)
+
+    frame = signals_from_sources(
+        read_table(data, "sources", SOURCES),
+        as_of=aimi.clock(),
+        segment=segment,
+        previous=read_table(data, "signals", SIGNALS),
+    )
     write_table(data, "signals", frame)
     context.log.info("signals: %d (as of %s)", frame.height, aimi.clock().isoformat())
     mix = frame.group_by("kind", "content_type").len().sort("kind", "content_type")
@@ -56,22 +68,53 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
 )
 def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
-    extracted, rejections = extract_units(read_table(data, "signals", SIGNALS))
-    reviewed = apply_reviews(extracted, read_reviews(data))
+    previous = Extraction(
+        read_table(data, "extracted_units", UNITS),
+        read_table(data, "unit_rejections", UNIT_REJECTIONS).filter(
+            pl.col("rule") != HUMAN_REJECTED
+        ),
+        read_table(data, "extractions", EXTRACTIONS),
+        extracted=0,
+        reused=0,
+    )
+    extraction = extract_units(
+        read_table(data, "signals", SIGNALS),
+        embed=LazyEmbedder(),
+        previous=previous,
+        force=aimi.force_reextract,
+    )
+    write_table(data, "extracted_units", extraction.units)
+    write_table(data, "extractions", extraction.extractions)
+    reviewed = apply_reviews(extraction.units, read_reviews(data))
     unit_frame = reviewed.units
-    rejections = pl.concat([rejections, reviewed.rejected])
+    rejections = pl.concat([extraction.rejections, reviewed.rejected])
     write_table(data, "units", unit_frame)
     write_table(data, "unit_rejections", rejections)
-    context.log.info("units: %d verified, %d rejected", unit_frame.height, rejections.height)
+    context.log.info(
+        "units: %d verified, %d rejected; %d signals decomposed, %d unchanged and kept",
+        unit_frame.height,
+        rejections.height,
+        extraction.extracted,
+        extraction.reused,
+    )
     by_role = unit_frame.group_by("role").len().sort("role")
-    by_rule = rejections.group_by("rule").len().sort("rule")
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": unit_frame.height,
-        "extraction_version": EXTRACTION_VERSION,
+        "current_extraction_version": CURRENT_EXTRACTION_VERSION,
+        "signals_decomposed": extraction.extracted,
+        "signals_kept": extraction.reused,
+        "by_extraction_version": dg.MetadataValue.md(
+            markdown_table(
+                extraction.extractions.group_by("extraction_version")
+                .len()
+                .sort("extraction_version")
+            )
+        ),
         "rejected": rejections.height,
         "human_approved": reviewed.approved,
         "by_role": dg.MetadataValue.md(markdown_table(by_role)),
     }
-    for rule, count in by_rule.iter_rows():
-        metadata[f"rejected/{rule}"] = count
+    # every rule, zeros included, so a rule that stops firing is visible too
+    for rule in (*RULES, HUMAN_REJECTED):
+        metadata[f"rejected/{rule}"] = rejections.filter(pl.col("rule") == rule).height
     return dg.MaterializeResult(metadata=metadata)
