@@ -277,13 +277,13 @@ def _is_statement(sentence: Sentence) -> bool:
 
 
 def _fallback_central(sentences: list[Sentence]) -> Sentence | None:
-    """For a text without a full statement (a one-line post): its longest plain sentence."""
-    plain = [
-        s
-        for s in sentences
-        if len(s.text.split()) >= 3 and not _is_question(s.text) and not is_boilerplate(s.text)
-    ]
-    return max(plain, key=lambda s: len(s.text)) if plain else None
+    """For a text without a full statement (a one-line post): its longest plain sentence, or,
+    when it only asks (a post that is one question), its longest question — what the source
+    says is the question, and a signal without a central statement could not be served."""
+    usable = [s for s in sentences if len(s.text.split()) >= 3 and not is_boilerplate(s.text)]
+    plain = [s for s in usable if not _is_question(s.text)]
+    pool = plain or usable
+    return max(pool, key=lambda s: len(s.text)) if pool else None
 
 
 def _draft(role: str, text: str, start: int, argument_id: str | None = None) -> UnitDraft:
@@ -312,6 +312,15 @@ class EmbeddingDecomposer:
         self.embed = embed
         self.max_claims = max_claims
 
+    def texts_to_embed(self, content_type: str, text: str) -> list[str]:
+        """The texts ``decompose`` will pass to ``embed`` for this document (often none), so a
+        caller can embed many documents' sentences in one batched pass beforehand."""
+        sentences = split_document(text)
+        eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
+        if content_type == "event" or len(eligible) <= 2:
+            return []
+        return [sentences[i].text for i in eligible]
+
     def decompose(self, content_type: str, text: str) -> list[UnitDraft]:
         sentences = split_document(text)
         if not sentences:
@@ -319,6 +328,7 @@ class EmbeddingDecomposer:
         eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
         role = "synopsis" if content_type == "event" else "thesis"
         vectors: FloatMatrix | None = None
+        # keep in step with texts_to_embed: the same condition decides whether to embed
         if not eligible:
             fallback = _fallback_central(sentences)
             central = sentences.index(fallback) if fallback is not None else None

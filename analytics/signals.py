@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+import numpy as np
 import polars as pl
 
 from analytics.decompose import (
@@ -20,7 +21,7 @@ from analytics.decompose import (
     unit_id_for,
     verify_units,
 )
-from analytics.embedding import Embedder
+from analytics.embedding import EMBEDDING_DIM, Embedder, FloatMatrix
 from analytics.schema import EXTRACTIONS, SIGNALS, UNIT_REJECTIONS, UNITS
 from analytics.urls import signal_id_for, with_segment
 
@@ -168,6 +169,21 @@ def _empty_extraction() -> Extraction:
     )
 
 
+class PrecomputedEmbedder:
+    """Vectors computed ahead for known texts; anything else goes to ``fallback``."""
+
+    def __init__(self, texts: Sequence[str], vectors: FloatMatrix, *, fallback: Embedder) -> None:
+        self._rows = {text: row for row, text in enumerate(texts)}
+        self._vectors = vectors
+        self._fallback = fallback
+
+    def __call__(self, texts: Sequence[str]) -> FloatMatrix:
+        rows = [self._rows.get(text) for text in texts]
+        if any(row is None for row in rows):
+            return self._fallback(texts)
+        return self._vectors[[row for row in rows if row is not None]]
+
+
 def extract_units(
     signals: pl.DataFrame,
     *,
@@ -184,7 +200,6 @@ def extract_units(
     ``previous`` extraction keeps its units without being decomposed again.
     """
     earlier = LexicalDecomposer()
-    current: Decomposer = EmbeddingDecomposer(embed) if embed is not None else earlier
     previous = previous or _empty_extraction()
     done = {
         row[0]: (row[1], row[2])
@@ -197,6 +212,9 @@ def extract_units(
     rejection_rows: list[dict[str, Any]] = []
     extraction_rows: list[dict[str, Any]] = []
     keep: list[str] = []
+    todo: list[tuple[str, str, str, str, Decomposer]] = []
+    planner = EmbeddingDecomposer(embed) if embed is not None else None
+    current: Decomposer = planner if planner is not None else earlier
     for signal_id, content_type, text, content_hash, first_ingested_at in signals.select(
         "signal_id", "content_type", "text", "content_hash", "first_ingested_at"
     ).iter_rows():
@@ -207,7 +225,27 @@ def extract_units(
         )
         if done.get(signal_id) == (content_hash, chosen.version):
             keep.append(signal_id)
-            continue
+        else:
+            todo.append((signal_id, content_type, text, content_hash, chosen))
+    if planner is not None and embed is not None and todo:
+        # One batched pass over every sentence the current extractor will embed: far cheaper
+        # than one small call per document.
+        wanted = sorted(
+            {
+                sentence
+                for _, content_type, text, _, chosen in todo
+                if chosen is planner
+                for sentence in planner.texts_to_embed(content_type, text)
+            }
+        )
+        vectors = embed(wanted) if wanted else np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        cached = PrecomputedEmbedder(wanted, vectors, fallback=embed)
+        batched = EmbeddingDecomposer(cached)
+        todo = [
+            (signal_id, content_type, text, content_hash, batched if chosen is planner else chosen)
+            for signal_id, content_type, text, content_hash, chosen in todo
+        ]
+    for signal_id, content_type, text, content_hash, chosen in todo:
         drafts = chosen.decompose(content_type, text)
         accepted, rejected = verify_units(drafts, text, embed)
         seen: set[str] = set()
