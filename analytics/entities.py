@@ -67,3 +67,50 @@ def is_internal_key(value: str) -> bool:
     """``organization:openai``-style keys: the entity path rejects them (spec §4.6)."""
     prefix, sep, rest = value.partition(":")
     return bool(sep) and prefix in ENTITY_TYPES and bool(rest) and not value.startswith("ent:")
+
+
+class EntityIndex:
+    """Resolves what a client sends as ``entity`` — a public id, or a display name or alias —
+    and expands a family to its members (spec §4.2: "family-level and alias-aware")."""
+
+    def __init__(self, entities: list[Entity]) -> None:
+        self.by_id = {e.entity_id: e for e in entities}
+        self._by_name: dict[str, Entity] = {}
+        self._by_alias_exact: dict[str, Entity] = {}
+        self._by_alias_folded: dict[str, Entity] = {}
+        # reviewed entries first, then by id: a name two entries share resolves the same way
+        # every time, to the reviewed one
+        for entity in sorted(entities, key=lambda e: (not e.reviewed, e.entity_id)):
+            self._by_name.setdefault(entity.name.casefold(), entity)
+            for alias in entity.aliases:
+                if alias.case == "exact":
+                    self._by_alias_exact.setdefault(alias.text, entity)
+                else:
+                    self._by_alias_folded.setdefault(alias.text.casefold(), entity)
+        self._children: dict[str, list[str]] = {}
+        for entity in entities:
+            if entity.family and entity.family != entity.entity_id:
+                self._children.setdefault(entity.family, []).append(entity.entity_id)
+
+    def resolve(self, query: str) -> Entity | None:
+        """A public id (``ent:/…``), else a display name (any case), else a surface form
+        (with its own case rule); None when nothing matches."""
+        text = query.strip()
+        if text.startswith(PUBLIC_ID_PREFIX):
+            return self.by_id.get(text)
+        return (
+            self._by_name.get(text.casefold())
+            or self._by_alias_exact.get(text)
+            or self._by_alias_folded.get(text.casefold())
+        )
+
+    def family(self, entity_id: str) -> set[str]:
+        """The entity and all its descendants (a family name covers its members)."""
+        members, stack = set(), [entity_id]
+        while stack:
+            current = stack.pop()
+            if current in members:
+                continue
+            members.add(current)
+            stack.extend(self._children.get(current, []))
+        return members

@@ -36,14 +36,45 @@ def unit_object(unit: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def render_served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+def render_served_signals(
+    signals: pl.DataFrame,
+    units: pl.DataFrame,
+    *,
+    themes: pl.DataFrame | None = None,
+    signal_entities: pl.DataFrame | None = None,
+    entities: pl.DataFrame | None = None,
+    unit_entities: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """The snapshot's signal table: sort/filter keys plus card and detail JSON per signal.
 
     A signal is served only when its central statement passed verification, so every card
     has its ``thesis`` or ``synopsis`` and ``verified_unit_count`` equals ``len(units)``.
+    ``themes`` (SIGNAL_THEMES), ``signal_entities`` + ``entities`` and ``unit_entities`` fill
+    the cards' ``themes`` and ``entities`` and the units' ``entities``; absent, they are empty.
     """
+    theme_of: dict[str, tuple[list[str], list[str]]] = {}
+    if themes is not None:
+        for signal_id, value_chain, market_force in themes.select(
+            "signal_id", "value_chain", "market_force"
+        ).iter_rows():
+            theme_of[signal_id] = (list(value_chain or []), list(market_force or []))
+    entity_ref: dict[str, dict[str, str]] = {}
+    if entities is not None:
+        for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows():
+            entity_ref[entity_id] = {"entity_id": entity_id, "name": name, "type": kind}
+    mentioned: dict[str, list[str]] = {}
+    if signal_entities is not None:
+        for signal_id, entity_id in signal_entities.sort("signal_id", "entity_id").iter_rows():
+            if entity_id in entity_ref:
+                mentioned.setdefault(signal_id, []).append(entity_id)
+    in_unit: dict[str, list[str]] = {}
+    if unit_entities is not None:
+        for unit_id, entity_id in unit_entities.sort("unit_id", "entity_id").iter_rows():
+            in_unit.setdefault(unit_id, []).append(entity_id)
     units_by_signal: dict[str, list[dict[str, Any]]] = {}
     for unit in units.sort("signal_id", "position").iter_rows(named=True):
+        if in_unit:
+            unit = {**unit, "entities": in_unit.get(unit["unit_id"], [])}
         units_by_signal.setdefault(unit["signal_id"], []).append(unit)
     rows: list[dict[str, Any]] = []
     for sig in signals.iter_rows(named=True):
@@ -61,9 +92,14 @@ def render_served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.Data
             "verified_unit_count": len(signal_units),
         }
         central_key = "synopsis" if sig["content_type"] == "event" else "thesis"
+        value_chain, market_force = theme_of.get(sig["signal_id"], ([], []))
+        entity_ids = mentioned.get(sig["signal_id"], [])
+        refs = sorted(
+            (entity_ref[e] for e in entity_ids), key=lambda r: (r["name"].lower(), r["entity_id"])
+        )
         tags: dict[str, Any] = {
-            "themes": {"value_chain": [], "market_force": []},
-            "entities": [],
+            "themes": {"value_chain": value_chain, "market_force": market_force},
+            "entities": refs,
         }
         card = {**common, central_key: central[0]["text"], **tags}
         detail = {**common, **tags, "units": [unit_object(u) for u in signal_units]}
@@ -76,6 +112,11 @@ def render_served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.Data
                 "title": sig["title"],
                 "change_seq": None,  # numbered when published (analytics.changes)
                 "changed_at": None,
+                "entity_ids": entity_ids,
+                "value_chain": value_chain,
+                "market_force": market_force,
+                # what the `keyword` filter reads: the title and the served unit texts
+                "search_text": "\n".join([sig["title"], *(u["text"] for u in signal_units)]),
                 "card_json": orjson.dumps(card),
                 "detail_json": orjson.dumps(detail),
             }

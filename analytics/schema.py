@@ -125,6 +125,33 @@ EXTRACTIONS = _schema(
     }
 )
 
+# Entities known to a build: the registry plus discovered (unreviewed) names.
+ENTITIES = _schema(
+    {
+        "entity_id": pl.String,
+        "key": pl.String,
+        "name": pl.String,
+        "type": pl.String,
+        "aliases": pl.List(pl.Struct({"text": pl.String, "case": pl.String})),
+        "family": pl.String,
+        "wikipedia_url": pl.String,
+        "reviewed": pl.Boolean,
+    }
+)
+
+# Signal-level mentions (title and text) and unit-level mentions (the unit's own text).
+SIGNAL_ENTITIES = _schema({"signal_id": pl.String, "entity_id": pl.String})
+UNIT_ENTITIES = _schema({"unit_id": pl.String, "entity_id": pl.String})
+
+# Theme labels per signal, per axis, strongest first.
+SIGNAL_THEMES = _schema(
+    {
+        "signal_id": pl.String,
+        "value_chain": pl.List(pl.String),
+        "market_force": pl.List(pl.String),
+    }
+)
+
 # Units the verifier refused, with the rule that refused them.
 UNIT_REJECTIONS = _schema(
     {
@@ -147,6 +174,10 @@ SERVED_SIGNALS = _schema(
         "title": pl.String,
         "change_seq": pl.Int64,
         "changed_at": UTC_TIME,
+        "entity_ids": pl.List(pl.String),
+        "value_chain": pl.List(pl.String),
+        "market_force": pl.List(pl.String),
+        "search_text": pl.String,
         "card_json": pl.Binary,
         "detail_json": pl.Binary,
     }

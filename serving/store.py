@@ -8,6 +8,7 @@ data under a request in flight; the old snapshot is freed when its last request 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from analytics.entities import Alias, Entity, EntityIndex
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
 from serving.cursor import PublishedKey
@@ -43,6 +45,9 @@ class SignalQuery:
     published_before_us: int | None = None
     after: PublishedKey | None = None
     after_seq: int | None = None  # sort=changed: deliver change_seq strictly above this
+    entity_ids: frozenset[str] | None = None  # any of these (an entity and its family)
+    theme: str | None = None  # a canonical label, either axis
+    keyword: re.Pattern[str] | None = None  # matched against title and unit texts
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,10 @@ class LoadedSnapshot:
     details: dict[str, bytes]
     rows_by_content_type: dict[str, Int64Array]
     content_type_codes: npt.NDArray[np.int8]  # index into CONTENT_TYPES, per row
+    rows_by_entity: dict[str, Int64Array]
+    rows_by_theme: dict[str, Int64Array]
+    search_text: list[str]
+    entity_index: EntityIndex
     change_seqs: Int64Array  # change_seq per row
     seq_sorted: Int64Array  # every change_seq, ascending
     rows_by_seq: Int64Array  # the rows in that order
@@ -121,6 +130,17 @@ class LoadedSnapshot:
                 for content_type in CONTENT_TYPES
             },
             content_type_codes=codes,
+            rows_by_entity=_rows_by_member(frame["entity_ids"].to_list()),
+            rows_by_theme=_rows_by_member(
+                [
+                    [*(vc or []), *(mf or [])]
+                    for vc, mf in zip(
+                        frame["value_chain"].to_list(), frame["market_force"].to_list(), strict=True
+                    )
+                ]
+            ),
+            search_text=frame["search_text"].to_list(),
+            entity_index=EntityIndex(_entities(opened)),
             change_seqs=change_seq,
             seq_sorted=change_seq[rows_by_seq],
             rows_by_seq=rows_by_seq,
@@ -146,6 +166,27 @@ class LoadedSnapshot:
                 lo = mid + 1
         return lo
 
+    def candidates(self, query: SignalQuery) -> Int64Array | None:
+        """Rows the set filters allow (ascending), or None when no set filter is given."""
+        sets: list[Int64Array] = []
+        empty = np.empty(0, dtype=np.int64)
+        if query.content_type is not None:
+            sets.append(self.rows_by_content_type.get(query.content_type, empty))
+        if query.entity_ids is not None:
+            parts = [self.rows_by_entity[e] for e in query.entity_ids if e in self.rows_by_entity]
+            sets.append(np.unique(np.concatenate(parts)) if parts else empty)
+        if query.theme is not None:
+            sets.append(self.rows_by_theme.get(query.theme, empty))
+        if not sets:
+            return None
+        allowed = sets[0]
+        for other in sets[1:]:
+            allowed = np.intersect1d(allowed, other, assume_unique=True)
+        return allowed
+
+    def _keyword_ok(self, query: SignalQuery, row: int) -> bool:
+        return query.keyword is None or query.keyword.search(self.search_text[row]) is not None
+
     def published_page(self, query: SignalQuery, limit: int) -> SignalPage:
         """Up to ``limit`` cards in ``(published_at, signal_id)`` descending order."""
         start = 0 if query.after is None else self._first_row_after(query.after)
@@ -158,17 +199,23 @@ class LoadedSnapshot:
             )
         if query.published_from_us is not None:
             end = int(np.searchsorted(self.neg_published_us, -query.published_from_us, "right"))
+        allowed = self.candidates(query)
         rows: Int64Array | range
-        if query.content_type is not None:
-            candidates = self.rows_by_content_type.get(
-                query.content_type, np.empty(0, dtype=np.int64)
-            )
-            first = int(np.searchsorted(candidates, start, side="left"))
-            stop = int(np.searchsorted(candidates, end, side="left"))
-            rows = candidates[first : min(stop, first + limit + 1)]
+        if allowed is not None:
+            first = int(np.searchsorted(allowed, start, side="left"))
+            stop = int(np.searchsorted(allowed, end, side="left"))
+            rows = allowed[first:stop]
         else:
-            rows = range(start, max(start, min(end, start + limit + 1)))
-        page = [int(row) for row in rows]
+            rows = range(start, max(start, end))
+        page: list[int] = []
+        if query.keyword is None:
+            page = [int(row) for row in rows[: limit + 1]]
+        else:
+            for row in rows:  # literal matching, in served order, until the page is full
+                if self._keyword_ok(query, int(row)):
+                    page.append(int(row))
+                    if len(page) > limit:
+                        break
         has_more = len(page) > limit
         page = page[:limit]
         return SignalPage(
@@ -183,11 +230,10 @@ class LoadedSnapshot:
         start = 0
         if query.after_seq is not None:
             start = int(np.searchsorted(self.seq_sorted, query.after_seq, side="right"))
-        code = None
-        if query.content_type is not None:
-            code = CONTENT_TYPES.index(query.content_type)
+        allowed = self.candidates(query)
         filtered = (
-            code is not None
+            allowed is not None
+            or query.keyword is not None
             or query.published_from_us is not None
             or query.published_before_us is not None
         )
@@ -201,13 +247,17 @@ class LoadedSnapshot:
             if filtered:
                 published = -self.neg_published_us[rows]
                 keep = np.ones(len(rows), dtype=bool)
-                if code is not None:
-                    keep &= self.content_type_codes[rows] == code
+                if allowed is not None:
+                    keep &= np.isin(rows, allowed, assume_unique=True)
                 if query.published_from_us is not None:
                     keep &= published >= query.published_from_us
                 if query.published_before_us is not None:
                     keep &= published < query.published_before_us
                 rows = rows[keep]
+                if query.keyword is not None:
+                    rows = np.array(
+                        [row for row in rows if self._keyword_ok(query, int(row))], dtype=np.int64
+                    )
             picked.extend(int(row) for row in rows[: limit + 1 - len(picked)])
             position += chunk
         has_more = len(picked) > limit
@@ -226,6 +276,33 @@ class ChangedPage:
     cards: list[bytes]
     has_more: bool
     last_seq: int | None
+
+
+def _rows_by_member(lists: list[list[str] | None]) -> dict[str, Int64Array]:
+    """For list-valued columns: each value → the rows holding it, ascending."""
+    rows: dict[str, list[int]] = {}
+    for row, values in enumerate(lists):
+        for value in set(values or []):
+            rows.setdefault(value, []).append(row)
+    return {value: np.asarray(found, dtype=np.int64) for value, found in rows.items()}
+
+
+def _entities(opened: OpenedSnapshot) -> list[Entity]:
+    if "entities" not in opened.manifest.tables:
+        return []
+    return [
+        Entity(
+            entity_id=row["entity_id"],
+            key=row["key"],
+            name=row["name"],
+            type=row["type"],
+            aliases=tuple(Alias(a["text"], a["case"]) for a in row["aliases"] or []),
+            family=row["family"],
+            wikipedia_url=row["wikipedia_url"],
+            reviewed=row["reviewed"],
+        )
+        for row in opened.read_table("entities").iter_rows(named=True)
+    ]
 
 
 class SnapshotStore:

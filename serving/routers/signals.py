@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypedDict
 
 import orjson
 from fastapi import APIRouter, Path, Query, Response
 
+from analytics.themes import UnknownTheme, resolve_theme
 from serving.cursor import (
     ChangedKey,
     decode_changed,
@@ -20,7 +21,7 @@ from serving.cursor import (
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.errors import InvalidParameters, NotFound
 from serving.models import ContentType, IsoDateTime, SignalDetail, SignalList, error_responses
-from serving.store import SignalQuery
+from serving.store import LoadedSnapshot, SignalQuery
 
 router = APIRouter(tags=["signals"])
 
@@ -34,7 +35,43 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 # The spec's 2026-06-12 rename: `q` is read as absent and the response says it is deprecated.
 _DEPRECATION_HEADERS = {"Deprecation": "true", "Link": '</docs/changelog.md>; rel="deprecation"'}
-_NOT_IN_THIS_BUILD = "the {name} filter is not available in this build of the API"
+MAX_KEYWORD_CHARS = 200
+
+
+class SetFilters(TypedDict, total=False):
+    entity_ids: frozenset[str]
+    theme: str
+    keyword: re.Pattern[str]
+
+
+def resolve_filters(
+    snapshot: LoadedSnapshot, *, entity: str | None, theme: str | None, keyword: str | None
+) -> SetFilters:
+    """``entity``, ``theme`` and ``keyword`` as the store reads them; an unknown entity or
+    theme is 404 (never an empty list), an empty keyword 400."""
+    filters: SetFilters = {}
+    if entity is not None:
+        found = snapshot.entity_index.resolve(entity)
+        if found is None:
+            shown = entity if len(entity) <= 200 else entity[:200] + "…"
+            raise NotFound(f"entity '{shown}' not found", field="entity")
+        filters["entity_ids"] = frozenset(snapshot.entity_index.family(found.entity_id))
+    if theme is not None:
+        try:
+            _axis, label = resolve_theme(theme)
+        except UnknownTheme as exc:
+            raise NotFound(str(exc), field="theme") from None
+        filters["theme"] = label
+    if keyword is not None:
+        term = " ".join(keyword.split())
+        if not term:
+            raise InvalidParameters("keyword is empty; give a word or phrase", field="keyword")
+        # a literal term matched as whole words in any case: "GPU" finds "gpu", not "GPUs"
+        filters["keyword"] = re.compile(
+            r"(?<!\w)" + r"\s+".join(re.escape(w) for w in term.split()) + r"(?!\w)",
+            re.IGNORECASE,
+        )
+    return filters
 
 
 def _utc(moment: datetime) -> datetime:
@@ -89,7 +126,7 @@ def _published_bounds(
 @router.get(
     "/signals",
     response_model=SignalList,
-    responses=error_responses(400, 401, 503),
+    responses=error_responses(400, 401, 404, 503),
     summary="List signals, newest first",
     description="Cursor-paginated signal cards. Pass `next_cursor` back as `cursor` until "
     "`has_more` is false; paging is keyset-based, so a snapshot published between pages "
@@ -104,14 +141,24 @@ async def list_signals(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
     entity: Annotated[
-        str | None, Query(description="Entity ID or exact name (not available in this build).")
+        str | None,
+        Query(
+            max_length=500,
+            description="Public entity ID or exact display name (any case, aliases too); a "
+            "family covers its members. Unknown → 404.",
+        ),
     ] = None,
     theme: Annotated[
-        str | None, Query(description="Theme label (not available in this build).")
+        str | None,
+        Query(max_length=200, description="One of the 12 canonical theme labels. Unknown → 404."),
     ] = None,
     keyword: Annotated[
         str | None,
-        Query(description="Literal term in title or units (not available in this build)."),
+        Query(
+            max_length=MAX_KEYWORD_CHARS,
+            description="A literal word or phrase, matched whole-word in any case against the "
+            "title and the units' text; not relevance-ranked.",
+        ),
     ] = None,
     content_type: Annotated[ContentType | None, Query()] = None,
     published_after: Annotated[IsoDateTime | None, Query()] = None,
@@ -135,9 +182,7 @@ async def list_signals(
         Query(deprecated=True, description="Renamed `keyword` on 2026-06-12; ignored."),
     ] = None,
 ) -> Response:
-    for name, value in (("entity", entity), ("theme", theme), ("keyword", keyword)):
-        if value is not None:
-            raise InvalidParameters(_NOT_IN_THIS_BUILD.format(name=name), field=name)
+    filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=keyword)
     lower, upper = _published_bounds(published_after, published_before, window, snapshot.as_of)
     if sort == "changed":
         after_seq = None if cursor is None else decode_changed(cursor).change_seq
@@ -146,6 +191,7 @@ async def list_signals(
             published_from_us=lower,
             published_before_us=upper,
             after_seq=after_seq,
+            **filters,
         )
         feed = snapshot.changed_page(query, limit)
         cards, has_more = feed.cards, feed.has_more
@@ -158,6 +204,7 @@ async def list_signals(
             published_from_us=lower,
             published_before_us=upper,
             after=None if cursor is None else decode_published(cursor),
+            **filters,
         )
         page = snapshot.published_page(query, limit)
         cards, has_more = page.cards, page.has_more

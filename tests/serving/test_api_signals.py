@@ -165,9 +165,6 @@ def test_window_counts_back_from_the_snapshot_as_of(
         ("window=7d&published_after=2026-03-01", "window"),
         ("published_after=2026-04-01&published_before=2026-03-01", "published_after"),
         ("window=1w&published_before=2026-03-01", "window"),
-        ("entity=OpenAI", "entity"),
-        ("theme=Infrastructure", "theme"),
-        ("keyword=chips", "keyword"),
     ],
 )
 def test_parameters_that_cannot_be_answered_are_400(

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from analytics.entities import Alias, Entity, EntityIndex, is_internal_key, public_id_for
+
+CLAUDE = Entity("ent:/claude0000", "model:claude", "Claude", "model", (Alias("Claude", "exact"),))
+OPUS = Entity(
+    "ent:/opus400000",
+    "model:claude-opus-4",
+    "Claude Opus 4",
+    "model",
+    (Alias("Opus 4"),),
+    family="ent:/claude0000",
+)
+OPUS_41 = Entity(
+    "ent:/opus410000",
+    "model:claude-opus-4-1",
+    "Claude Opus 4.1",
+    "model",
+    family="ent:/opus400000",
+)
+META = Entity(
+    "ent:/meta000000",
+    "organization:meta",
+    "Meta",
+    "organization",
+    (Alias("Meta", "exact"), Alias("Meta Platforms")),
+)
+INDEX = EntityIndex([CLAUDE, OPUS, OPUS_41, META])
+
+
+def test_resolve_by_id_name_and_alias_with_case_rules() -> None:
+    assert INDEX.resolve("ent:/opus400000") is OPUS
+    assert INDEX.resolve("claude opus 4") is OPUS
+    assert INDEX.resolve("opus 4") is OPUS
+    assert INDEX.resolve("META PLATFORMS") is META
+    assert INDEX.resolve("meta") is META, "display names match in any case"
+    assert INDEX.resolve("ent:/unknown000") is None
+    assert INDEX.resolve("Gemini") is None
+
+
+def test_family_covers_descendants() -> None:
+    assert INDEX.family(CLAUDE.entity_id) == {
+        "ent:/claude0000",
+        "ent:/opus400000",
+        "ent:/opus410000",
+    }
+    assert INDEX.family(OPUS_41.entity_id) == {"ent:/opus410000"}
+
+
+def test_ids_and_internal_keys() -> None:
+    new_id = public_id_for("organization:openai")
+    assert new_id.startswith("ent:/") and len(new_id) == 15
+    assert new_id == public_id_for("organization:openai")
+    assert is_internal_key("organization:openai")
+    assert not is_internal_key("ent:/abc") and not is_internal_key("OpenAI")
+    assert not is_internal_key("planet:earth")
