@@ -63,6 +63,7 @@ def test_warehouse_imports_only_schemas_and_pure_helpers_from_analytics() -> Non
         "analytics.demo",
         "analytics.transcripts",  # the transcript turn format adapters emit
         "analytics.embedding",  # the Embedder protocol the MiniLM loader implements
+        "analytics.entities",  # the Entity model the registry file holds
     }
     used = {
         module
