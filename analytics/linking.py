@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from analytics.entities import Alias, Entity
+from analytics.entities import Entity
 
 SIGNAL_MENTIONS = pl.Schema({"signal_id": pl.String, "entity_id": pl.String})
 UNIT_MENTIONS = pl.Schema({"unit_id": pl.String, "entity_id": pl.String})
@@ -254,14 +254,14 @@ class Linker:
                 entity_id = up
             return entity_id
 
-        children = _children(entities)
+        index = EntityIndex(entities)
         guards: dict[str, _Guard] = {}
         for entity in entities:
             if entity.extra.get("guard") != CONTEXT_GUARD:
                 continue
-            related = _descendants(root(entity.entity_id), children) - {entity.entity_id}
+            related = index.family(root(entity.entity_id)) - {entity.entity_id}
             for ref in _split_list(entity.extra.get("org", "")):
-                related |= _descendants(by_key.get(ref, ref), children)
+                related |= index.family(by_key.get(ref, ref))
             words = _split_list(entity.extra.get("context", ""))
             pattern = (
                 re.compile(
@@ -360,55 +360,64 @@ class Linker:
         return pl.DataFrame(rows, schema=UNIT_MENTIONS, orient="row").sort("unit_id", "entity_id")
 
 
-def _descendants(entity_id: str, children: Mapping[str, Sequence[str]]) -> set[str]:
-    found = {entity_id}
-    stack = [entity_id]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:  # a cycle in a hand-edited registry must not hang
-                found.add(child)
-                stack.append(child)
-    return found
+class EntityIndex:
+    """Resolves what a client sends as an entity filter — a public id, a display name in any
+    case, or an alias (by its case rule first, then in any case: case rules keep running text
+    from false hits, an explicit query means what it says) — and expands a family to its
+    members. Ties go to reviewed entries, then to the smallest id. Built once per snapshot."""
 
+    def __init__(self, entities: Sequence[Entity]) -> None:
+        self.by_id = {e.entity_id: e for e in entities}
+        self._by_name: dict[str, Entity] = {}
+        self._by_alias_exact: dict[str, Entity] = {}
+        self._by_alias_folded: dict[str, Entity] = {}
+        self._by_alias_any_case: dict[str, Entity] = {}
+        for entity in sorted(entities, key=lambda e: (not e.reviewed, e.entity_id)):
+            self._by_name.setdefault(_form_key(entity.name).lower(), entity)
+            for alias in entity.aliases:
+                key = _form_key(alias.text)
+                if alias.case == "exact":
+                    self._by_alias_exact.setdefault(key, entity)
+                else:
+                    self._by_alias_folded.setdefault(key.lower(), entity)
+                self._by_alias_any_case.setdefault(key.lower(), entity)
+        self._children: dict[str, list[str]] = {}
+        for entity in entities:
+            if entity.family is not None and entity.family != entity.entity_id:
+                self._children.setdefault(entity.family, []).append(entity.entity_id)
 
-def _children(entities: Sequence[Entity]) -> dict[str, list[str]]:
-    children: dict[str, list[str]] = {}
-    for entity in entities:
-        if entity.family is not None:
-            children.setdefault(entity.family, []).append(entity.entity_id)
-    return children
+    def resolve(self, query: str) -> Entity | None:
+        wanted = _form_key(query)
+        if not wanted:
+            return None
+        if wanted in self.by_id:
+            return self.by_id[wanted]
+        folded = wanted.lower()
+        return (
+            self._by_name.get(folded)
+            or self._by_alias_exact.get(wanted)
+            or self._by_alias_folded.get(folded)
+            or self._by_alias_any_case.get(folded)
+        )
+
+    def family(self, entity_id: str) -> set[str]:
+        """The entity and all its descendants; a cycle in a hand-edited registry cannot hang."""
+        found, stack = {entity_id}, [entity_id]
+        while stack:
+            for child in self._children.get(stack.pop(), ()):
+                if child not in found:
+                    found.add(child)
+                    stack.append(child)
+        return found
 
 
 def family_closure(entities: Sequence[Entity]) -> dict[str, set[str]]:
     """Entity id → itself and all its descendants, so a family name covers its members."""
-    children = _children(entities)
-    return {e.entity_id: _descendants(e.entity_id, children) for e in entities}
+    index = EntityIndex(entities)
+    return {e.entity_id: index.family(e.entity_id) for e in entities}
 
 
 def resolve_entity(query: str, entities: Sequence[Entity]) -> Entity | None:
-    """The entity a filter value names: its public id, else its display name in any case, else
-    an alias (by the alias's case rule first, then in any case). Ties go to reviewed entries,
-    then to the smallest id. Family coverage is the caller's (see ``family_closure``)."""
-    wanted = query.strip()
-    if not wanted:
-        return None
-    folded = _form_key(wanted).lower()
-    ordered = sorted(entities, key=lambda e: (not e.reviewed, e.entity_id))
-    for entity in ordered:
-        if entity.entity_id == wanted:
-            return entity
-    for entity in ordered:
-        if _form_key(entity.name).lower() == folded:
-            return entity
-
-    def alias_matches(alias: Alias, any_case: bool) -> bool:
-        key = _form_key(alias.text)
-        if alias.case == "exact" and not any_case:
-            return key == _form_key(wanted)
-        return key.lower() == folded
-
-    for any_case in (False, True):
-        for entity in ordered:
-            if any(alias_matches(a, any_case) for a in entity.aliases):
-                return entity
-    return None
+    """The entity a filter value names (see ``EntityIndex.resolve``); family coverage is the
+    caller's (``family_closure``)."""
+    return EntityIndex(entities).resolve(query)

@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from analytics.entities import Alias, Entity, EntityIndex
+from analytics.entities import Alias, Entity
+from analytics.linking import EntityIndex
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
 from serving.cursor import PublishedKey

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from analytics.entities import Alias, Entity, EntityIndex, is_internal_key, public_id_for
+from analytics.entities import Alias, Entity, is_internal_key, public_id_for
+from analytics.linking import EntityIndex
 
 CLAUDE = Entity("ent:/claude0000", "model:claude", "Claude", "model", (Alias("Claude", "exact"),))
 OPUS = Entity(
