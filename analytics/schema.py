@@ -147,6 +147,7 @@ UNIT_ENTITIES = _schema({"unit_id": pl.String, "entity_id": pl.String})
 SIGNAL_THEMES = _schema(
     {
         "signal_id": pl.String,
+        "content_hash": pl.String,
         "value_chain": pl.List(pl.String),
         "market_force": pl.List(pl.String),
     }

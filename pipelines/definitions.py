@@ -8,9 +8,10 @@ from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.ingest.assets import sources
 from pipelines.defs.publish.assets import snapshot
 from pipelines.defs.publish.checks import served_signals_are_complete, snapshot_verifies
+from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
-ASSETS = [sources, signals, units, snapshot]
+ASSETS = [sources, signals, units, entity_mentions, signal_themes, snapshot]
 CHECKS = [snapshot_verifies, served_signals_are_complete]
 
 defs = dg.Definitions(

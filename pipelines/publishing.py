@@ -35,6 +35,7 @@ def publish_served(
     *,
     as_of: datetime,
     built_at: datetime,
+    extra_tables: Mapping[str, pl.DataFrame] | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> Published:
     """Give new and changed signals their ``change_seq``, save the numbering, publish.
@@ -49,7 +50,7 @@ def publish_served(
         write_table(data, "change_state", sequenced.state)
         opened = publish_snapshot(
             data,
-            {"signals": sequenced.served, "units": units},
+            {"signals": sequenced.served, "units": units, **(extra_tables or {})},
             as_of=as_of,
             built_at=built_at,
             metadata={**(metadata or {}), "changed_signals": sequenced.changed},

@@ -25,6 +25,10 @@ TABLE_NAMES = (
     "extracted_units",
     "units",
     "unit_rejections",
+    "entities",
+    "signal_entities",
+    "unit_entities",
+    "signal_themes",
     "change_state",
 )
 

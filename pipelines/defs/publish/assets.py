@@ -9,8 +9,16 @@ import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.render import render_served_signals
-from analytics.schema import SIGNALS, UNITS
+from analytics.schema import (
+    ENTITIES,
+    SIGNAL_ENTITIES,
+    SIGNAL_THEMES,
+    SIGNALS,
+    UNIT_ENTITIES,
+    UNITS,
+)
 from pipelines.defs.decompose.assets import units
+from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.metadata import markdown_table
 from pipelines.publishing import publish_served
 from pipelines.resources import AimiResource
@@ -18,7 +26,7 @@ from warehouse.tables import read_table
 
 
 @dg.asset(
-    deps=[units],
+    deps=[units, entity_mentions, signal_themes],
     group_name="publish",
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
@@ -32,13 +40,22 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
     unit_frame = read_table(data, "units", UNITS)
-    rendered = render_served_signals(signal_frame, unit_frame)
+    entities = read_table(data, "entities", ENTITIES)
+    rendered = render_served_signals(
+        signal_frame,
+        unit_frame,
+        themes=read_table(data, "signal_themes", SIGNAL_THEMES),
+        signal_entities=read_table(data, "signal_entities", SIGNAL_ENTITIES),
+        entities=entities,
+        unit_entities=read_table(data, "unit_entities", UNIT_ENTITIES),
+    )
     served_units = unit_frame.join(rendered.select("signal_id"), on="signal_id", how="semi")
     built_at = datetime.now(UTC)
     published = publish_served(
         data,
         rendered,
         served_units,
+        extra_tables={"entities": entities},
         as_of=aimi.clock(),
         built_at=built_at,
         metadata={"signals_without_central_statement": signal_frame.height - rendered.height},

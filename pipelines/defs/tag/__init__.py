@@ -1,0 +1,1 @@
+"""Stage 3: entities and themes on signals and units."""

@@ -1,0 +1,152 @@
+"""The ``entity_mentions`` and ``signal_themes`` assets: who and what each signal is about."""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+
+import dagster as dg
+import polars as pl
+from dagster import AssetExecutionContext
+
+from analytics.discovery import discover_candidates
+from analytics.entities import Entity
+from analytics.linking import Linker
+from analytics.schema import ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
+from analytics.themes import tag_themes
+from pipelines.defs.decompose.assets import signals, units
+from pipelines.metadata import markdown_table
+from pipelines.resources import AimiResource, LazyEmbedder
+from warehouse.registry import load_registry, registry_path
+from warehouse.tables import read_table, write_table
+
+
+def entities_frame(entities: list[Entity]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [
+            {
+                "entity_id": e.entity_id,
+                "key": e.key,
+                "name": e.name,
+                "type": e.type,
+                "aliases": [{"text": a.text, "case": a.case} for a in e.aliases],
+                "family": e.family,
+                "wikipedia_url": e.wikipedia_url,
+                "reviewed": e.reviewed,
+            }
+            for e in entities
+        ],
+        schema=ENTITIES,
+        orient="row",
+    ).sort("entity_id")
+
+
+@dg.asset(
+    deps=[signals, units],
+    group_name="tag",
+    description=(
+        "Entities: the registry (`registry/entities.yaml`, or `AIMI_REGISTRY`) plus names "
+        "discovered in the corpus (unreviewed), and their mentions — per signal (title and "
+        "text: cards and analytics) and per unit (the unit's own text: `Unit.entities` and "
+        "the search filter)."
+    ),
+    owners=["team:data-engineering"],
+    kinds={"polars", "parquet"},
+)
+def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    signal_frame = read_table(data, "signals", SIGNALS)
+    registry = load_registry(registry_path())
+    known = {e.entity_id for e in registry}
+    # a discovered name never shadows a registry entry, whatever its slug
+    discovered = [
+        e for e in discover_candidates(signal_frame, Linker(registry)) if e.entity_id not in known
+    ]
+    everything = [*registry, *discovered]
+    linker = Linker(everything)
+    signal_entities = linker.link_signals(signal_frame)
+    unit_entities = linker.link_units(
+        read_table(data, "units", UNITS), signal_mentions=signal_entities
+    )
+    write_table(data, "entities", entities_frame(everything))
+    write_table(data, "signal_entities", signal_entities)
+    write_table(data, "unit_entities", unit_entities)
+    context.log.info(
+        "entities: %d in the registry, %d discovered; %d signal mentions, %d unit mentions",
+        len(registry),
+        len(discovered),
+        signal_entities.height,
+        unit_entities.height,
+    )
+    names = {e.entity_id: e.name for e in everything}
+    top = (
+        signal_entities.group_by("entity_id")
+        .len("signals")
+        .sort("signals", "entity_id", descending=[True, False])
+        .head(15)
+        .with_columns(pl.col("entity_id").replace_strict(names).alias("name"))
+        .select("name", "entity_id", "signals")
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": signal_entities.height,
+            "registry_entities": len(registry),
+            "discovered_entities": len(discovered),
+            "unit_mentions": unit_entities.height,
+            "signals_with_an_entity": signal_entities["signal_id"].n_unique(),
+            "top_entities": dg.MetadataValue.md(markdown_table(top)),
+        }
+    )
+
+
+@dg.asset(
+    deps=[signals],
+    group_name="tag",
+    description=(
+        "Theme labels per signal on both axes (the 12 canonical labels only): MiniLM "
+        "similarity to each label's description plus keyword evidence. Signals whose content "
+        "did not change keep their labels."
+    ),
+    owners=["team:data-engineering"],
+    kinds={"polars", "parquet"},
+)
+def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    signal_frame = read_table(data, "signals", SIGNALS)
+    previous = read_table(data, "signal_themes", SIGNAL_THEMES)
+    kept = previous.join(
+        signal_frame.select("signal_id", "content_hash"),
+        on=["signal_id", "content_hash"],
+        how="semi",
+    )
+    todo = signal_frame.join(kept.select("signal_id"), on="signal_id", how="anti")
+    fresh = pl.DataFrame(schema=SIGNAL_THEMES)
+    if todo.height:
+        tagged = tag_themes(todo, LazyEmbedder())
+        fresh = tagged.join(todo.select("signal_id", "content_hash"), on="signal_id").select(
+            SIGNAL_THEMES.names()
+        )
+    table = pl.concat([kept, fresh]).sort("signal_id")
+    write_table(data, "signal_themes", table)
+    context.log.info("themes: %d signals tagged, %d unchanged and kept", fresh.height, kept.height)
+    counts = (
+        pl.concat(
+            [
+                table.select(
+                    pl.lit("value_chain").alias("axis"), pl.col("value_chain").alias("label")
+                ),
+                table.select(
+                    pl.lit("market_force").alias("axis"), pl.col("market_force").alias("label")
+                ),
+            ]
+        )
+        .explode("label")
+        .drop_nulls("label")
+        .group_by("axis", "label")
+        .len("signals")
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": table.height,
+            "tagged": fresh.height,
+            "kept": kept.height,
+            "labels": dg.MetadataValue.md(markdown_table(counts.sort("axis", "label"))),
+        }
+    )

@@ -1,0 +1,402 @@
+"""Theme labels, their lookup and multi-label tagging with the real MiniLM encoder."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from analytics.demo import generate_demo_corpus
+from analytics.embedding import Embedder
+from analytics.themes import (
+    AXES,
+    SHORTHANDS,
+    THEME_LABELS,
+    THEME_TAGS,
+    THEMES,
+    UnknownTheme,
+    keyword_evidence,
+    resolve_theme,
+    tag_themes,
+)
+
+DESIGN = Path(__file__).resolve().parents[3] / "shared" / "DESIGN.md"
+CANONICAL = {
+    "value_chain": (
+        "Semiconductors & Hardware",
+        "Infrastructure",
+        "Data",
+        "Foundation Models",
+        "Tooling & Platforms",
+        "Applications",
+    ),
+    "market_force": (
+        "Competitive Dynamics",
+        "Capital & Investment",
+        "Regulatory & Legal",
+        "Talent & Labor",
+        "Technology & Scientific Innovation",
+        "Adoption & Demand",
+    ),
+}
+ALL_LABELS = {label for labels in CANONICAL.values() for label in labels}
+
+
+def _signals(*items: tuple[str, str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "signal_id": [f"s{i}" for i in range(len(items))],
+            "title": [title for title, _ in items],
+            "text": [text for _, text in items],
+        }
+    )
+
+
+# --- the labels ---------------------------------------------------------------------------------
+
+
+def test_exactly_the_twelve_canonical_labels_in_canonical_order() -> None:
+    assert THEME_LABELS == CANONICAL
+    assert len(THEMES) == 12
+    assert [t.axis for t in THEMES] == ["value_chain"] * 6 + ["market_force"] * 6
+    assert all(t.description and t.keywords for t in THEMES)
+
+
+def test_labels_are_spelled_as_in_design() -> None:
+    if not DESIGN.exists():
+        pytest.skip("../shared/DESIGN.md is not present")
+    section = DESIGN.read_text(encoding="utf-8").split("## 6.", 1)[1].split("## 7.", 1)[0]
+    for axis, labels in CANONICAL.items():
+        line = re.search(rf"`{axis}`:(.+?)(?=\n  - |\n  Shorthands)", section, re.S)
+        assert line is not None
+        assert tuple(x.strip() for x in " ".join(line.group(1).split()).split("·")) == labels
+
+
+def test_every_keyword_pattern_compiles_and_no_label_leaks() -> None:
+    for theme in THEMES:
+        for pattern, weight in theme.keywords:
+            re.compile(pattern)
+            assert 0 < weight <= 1
+    assert set(SHORTHANDS.values()) <= ALL_LABELS
+
+
+# --- lookup ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("Capital & Investment", ("market_force", "Capital & Investment")),
+        ("capital & investment", ("market_force", "Capital & Investment")),
+        ("REGULATORY & LEGAL", ("market_force", "Regulatory & Legal")),
+        ("foundation models", ("value_chain", "Foundation Models")),
+        ("Data", ("value_chain", "Data")),
+    ],
+)
+def test_resolve_is_case_insensitive_on_canonical_labels(
+    given: str, expected: tuple[str, str]
+) -> None:
+    assert resolve_theme(given) == expected
+
+
+@pytest.mark.parametrize(
+    ("shorthand", "canonical"),
+    [
+        ("C&I", "Capital & Investment"),
+        ("R&L", "Regulatory & Legal"),
+        ("T&L", "Talent & Labor"),
+        ("T&SI", "Technology & Scientific Innovation"),
+        ("FM", "Foundation Models"),
+        ("c&i", "Capital & Investment"),
+    ],
+)
+def test_shorthands_are_unknown_and_the_message_names_the_canonical_label(
+    shorthand: str, canonical: str
+) -> None:
+    with pytest.raises(UnknownTheme) as caught:
+        resolve_theme(shorthand)
+    assert caught.value.suggestion == canonical
+    assert caught.value.message == f"unknown theme {shorthand!r}; did you mean {canonical!r}?"
+    assert str(caught.value) == caught.value.message
+
+
+def test_the_documented_example_message() -> None:
+    with pytest.raises(UnknownTheme, match=r"^unknown theme 'C&I'; did you mean 'Capital & "):
+        resolve_theme("C&I")
+
+
+@pytest.mark.parametrize(
+    ("near_miss", "canonical"),
+    [
+        ("Regulatory and Legal", "Regulatory & Legal"),
+        ("Talent & Labour", "Talent & Labor"),
+        ("Foundation Model", "Foundation Models"),
+        ("Semiconductors", "Semiconductors & Hardware"),
+        (" Infrastructure", "Infrastructure"),
+    ],
+)
+def test_near_misses_are_unknown_but_suggest_the_label(near_miss: str, canonical: str) -> None:
+    with pytest.raises(UnknownTheme) as caught:
+        resolve_theme(near_miss)
+    assert caught.value.suggestion == canonical
+
+
+def test_unrelated_label_lists_the_themes() -> None:
+    with pytest.raises(UnknownTheme) as caught:
+        resolve_theme("Quantum Gardening")
+    assert caught.value.suggestion is None
+    assert "Capital & Investment" in caught.value.message
+
+
+def test_resolve_with_axis_names_axis_and_label() -> None:
+    assert resolve_theme("data", axis="value_chain") == ("value_chain", "Data")
+    with pytest.raises(UnknownTheme) as wrong_axis:
+        resolve_theme("Data", axis="market_force")
+    assert wrong_axis.value.message.startswith("unknown theme 'market_force/Data'")
+    assert "'value_chain/Data'" in wrong_axis.value.message
+    with pytest.raises(UnknownTheme, match=r"'market_force/C&I'.*'market_force/Capital & Inv"):
+        resolve_theme("C&I", axis="market_force")
+
+
+# --- keyword evidence ---------------------------------------------------------------------------
+
+
+def test_keyword_evidence_counts_distinct_terms_per_label() -> None:
+    labels = [t.label for t in THEMES]
+    evidence = keyword_evidence("Lawsuit after lawsuit: the court fined the lab under the AI Act.")
+    # "lawsuit" twice counts once; court, fined, AI Act are further strong terms
+    assert evidence[labels.index("Regulatory & Legal")] >= 4.0
+    assert evidence[labels.index("Capital & Investment")] == 0
+    # whole words only: "grid" must not fire inside "gridlock"
+    assert keyword_evidence("gridlock")[labels.index("Infrastructure")] == 0
+
+
+# --- tagging with the real encoder -------------------------------------------------------------
+
+GOLDEN = [
+    (
+        "Mistral raises €1.7 billion Series C led by ASML at an €11.7 billion valuation",
+        "The French start-up said the funding round was led by ASML, with existing investors "
+        "Andreessen Horowitz and Lightspeed also participating.",
+        "market_force",
+        "Capital & Investment",
+    ),
+    (
+        "EU regulators open first enforcement action under the AI Act",
+        "The European Commission said it had opened proceedings against a general-purpose "
+        "model provider for failing to meet its transparency obligations under the AI Act, "
+        "which could lead to fines of up to 3% of global turnover.",
+        "market_force",
+        "Regulatory & Legal",
+    ),
+    (
+        "SK Hynix sells out 2026 HBM supply as Nvidia GPU demand soars",
+        "The memory maker said its high-bandwidth memory for next year is fully booked, with "
+        "HBM3E stacks going into Nvidia's Blackwell GPUs, and that TSMC packaging capacity "
+        "remains the bottleneck.",
+        "value_chain",
+        "Semiconductors & Hardware",
+    ),
+    (
+        "Utilities struggle to power the AI data-center boom",
+        "Grid operators in Virginia and Texas say requests from data centers now exceed 40 "
+        "gigawatts, and some campuses will wait years for electricity connections.",
+        "value_chain",
+        "Infrastructure",
+    ),
+    (
+        "Anthropic releases Claude Opus 4.5 with stronger coding and reasoning",
+        "The new frontier model tops several agentic coding benchmarks and is available "
+        "through the API and in the Claude apps.",
+        "value_chain",
+        "Foundation Models",
+    ),
+    (
+        "Tech firm lays off 1,200 staff while hiring AI researchers",
+        "The company is cutting jobs in sales and support and hiring machine-learning "
+        "engineers, as it shifts its workforce towards AI.",
+        "market_force",
+        "Talent & Labor",
+    ),
+    (
+        "Reddit signs data licensing deal for AI training",
+        "The agreement gives the lab access to Reddit's posts as training data, and the "
+        "company says it will not allow unlicensed scraping of its corpus.",
+        "value_chain",
+        "Data",
+    ),
+    (
+        "LangChain ships a new SDK for building agents",
+        "The open-source framework adds a developer toolkit for orchestration, evaluation and "
+        "observability of agents, with integrations for major model APIs.",
+        "value_chain",
+        "Tooling & Platforms",
+    ),
+    (
+        "Hospitals roll out AI scribe to thousands of doctors",
+        "The medical assistant app listens to patient visits and drafts clinical notes; "
+        "adoption has doubled since spring, with 20,000 clinicians now using it every week.",
+        "value_chain",
+        "Applications",
+    ),
+    (
+        "Researchers propose a new attention architecture that halves inference cost",
+        "The paper introduces a linear-attention method that matches transformer accuracy on "
+        "long-context benchmarks while doubling throughput.",
+        "market_force",
+        "Technology & Scientific Innovation",
+    ),
+    (
+        "Google cuts Gemini API prices to undercut OpenAI",
+        "The price cut is the latest move in a price war between the two rivals, as Google "
+        "tries to win market share from OpenAI among developers.",
+        "market_force",
+        "Competitive Dynamics",
+    ),
+    (
+        "Enterprise AI adoption surges as pilots move to production",
+        "A survey of 2,000 companies found 48% now deploy generative AI in production, and "
+        "weekly active users of the leading assistant grew to 800 million as demand rose.",
+        "market_force",
+        "Adoption & Demand",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def golden_tags(minilm: Embedder) -> pl.DataFrame:
+    return tag_themes(_signals(*((title, text) for title, text, _, _ in GOLDEN)), minilm)
+
+
+@pytest.mark.parametrize(
+    ("index", "axis", "label"),
+    [(i, axis, label) for i, (_, _, axis, label) in enumerate(GOLDEN)],
+    ids=[label for *_, label in GOLDEN],
+)
+def test_golden_examples(golden_tags: pl.DataFrame, index: int, axis: str, label: str) -> None:
+    row = golden_tags.row(index, named=True)
+    assert label in row[axis], (GOLDEN[index][0], row)
+
+
+def test_golden_examples_lead_with_their_label(golden_tags: pl.DataFrame) -> None:
+    firsts = [
+        golden_tags.row(i, named=True)[axis][0] == label
+        for i, (_, _, axis, label) in enumerate(GOLDEN)
+    ]
+    assert sum(firsts) >= len(GOLDEN) - 1
+
+
+def test_output_shape_labels_and_order(golden_tags: pl.DataFrame) -> None:
+    assert golden_tags.schema == THEME_TAGS
+    assert golden_tags.get_column("signal_id").to_list() == [f"s{i}" for i in range(len(GOLDEN))]
+    for row in golden_tags.iter_rows(named=True):
+        for axis in AXES:
+            labels = row[axis]
+            assert set(labels) <= set(CANONICAL[axis])
+            assert len(labels) == len(set(labels)) <= 3
+
+
+def test_multi_label(minilm: Embedder) -> None:
+    tags = tag_themes(
+        _signals(
+            (
+                "Nvidia invests $100 billion in OpenAI to build 10 gigawatts of data centers",
+                "The chipmaker will invest up to $100 billion in OpenAI as each gigawatt of "
+                "data-center capacity using Nvidia GPUs is deployed, a deal that lifted "
+                "Nvidia's market value by $170 billion.",
+            ),
+            (
+                "Authors sue AI lab over training data",
+                "A group of authors filed a copyright lawsuit in federal court, alleging the "
+                "lab scraped pirated books to build its training datasets.",
+            ),
+        ),
+        minilm,
+    )
+    deal, lawsuit = tags.row(0, named=True), tags.row(1, named=True)
+    assert {"Semiconductors & Hardware", "Infrastructure"} <= set(deal["value_chain"])
+    assert "Capital & Investment" in deal["market_force"]
+    assert lawsuit["value_chain"][:1] == ["Data"]
+    assert lawsuit["market_force"][:1] == ["Regulatory & Legal"]
+
+
+def test_nothing_fits_gives_empty_lists(minilm: Embedder) -> None:
+    tags = tag_themes(
+        _signals(("Lemon drizzle cake", "Cream the butter and sugar, then fold in the flour.")),
+        minilm,
+    )
+    assert tags.row(0, named=True) == {"signal_id": "s0", "value_chain": [], "market_force": []}
+
+
+def test_empty_input(minilm: Embedder) -> None:
+    empty = pl.DataFrame(schema={"signal_id": pl.String, "title": pl.String, "text": pl.String})
+    assert_frame_equal(tag_themes(empty, minilm), pl.DataFrame(schema=THEME_TAGS))
+
+
+def test_deterministic_and_independent_of_batch(minilm: Embedder) -> None:
+    frame = _signals(*((title, text) for title, text, _, _ in GOLDEN))
+    once = tag_themes(frame, minilm)
+    assert_frame_equal(tag_themes(frame, minilm), once)
+    # one signal's labels do not depend on which other signals share the batch
+    reversed_tags = tag_themes(frame.reverse(), minilm).reverse()
+    assert_frame_equal(reversed_tags, once)
+
+
+def test_one_batched_embedding_call_for_the_signals(minilm: Embedder) -> None:
+    calls: list[int] = []
+
+    def counting(texts: object) -> object:
+        calls.append(len(texts))  # type: ignore[arg-type]
+        return minilm(texts)  # type: ignore[arg-type]
+
+    frame = _signals(*((title, text) for title, text, _, _ in GOLDEN))
+    tag_themes(frame, counting)  # type: ignore[arg-type]
+    label_sentences = sum(len(t.description) for t in THEMES)
+    assert sorted(calls) == sorted([len(GOLDEN), label_sentences])
+
+
+def test_null_text_is_tolerated(minilm: Embedder) -> None:
+    frame = pl.DataFrame(
+        {"signal_id": ["x"], "title": ["OpenAI raises $40 billion"], "text": [None]},
+        schema={"signal_id": pl.String, "title": pl.String, "text": pl.String},
+    )
+    assert "Capital & Investment" in tag_themes(frame, minilm).row(0, named=True)["market_force"]
+
+
+# --- the demo corpus's planted theme shift ------------------------------------------------------
+
+W0_END = datetime(2026, 10, 26, tzinfo=UTC)
+
+
+@pytest.mark.slow
+def test_demo_corpus_planted_shift_is_visible(minilm: Embedder) -> None:
+    """Regulatory & Legal rises and Capital & Investment falls in the last four weeks (the
+    generator plants about 8% → 27% and 19% → 6%); only the 12 weeks that matter are tagged."""
+    start = W0_END - timedelta(weeks=12)
+    rows = []
+    for rec in generate_demo_corpus().records:
+        ts = datetime.fromisoformat(rec["published_at"].replace("Z", "+00:00"))
+        if not start <= ts < W0_END:
+            continue
+        week = (ts - start).days // 7
+        pieces = (
+            [(f"{rec['title']} — {s['chapter']}", s["text"]) for s in rec["segments"]]
+            if rec["kind"] == "podcast"
+            else [(rec["title"], rec["text"])]
+        )
+        for n, (title, text) in enumerate(pieces):
+            rows.append({"signal_id": f"{rec['url']}#{n}", "title": title, "text": text, "w": week})
+    frame = pl.DataFrame(rows)
+    tags = tag_themes(frame, minilm).with_columns(frame.get_column("w"))
+
+    def share(label: str, weeks: range) -> float:
+        part = tags.filter(pl.col("w").is_in(list(weeks)))
+        return part.filter(pl.col("market_force").list.contains(label)).height / part.height
+
+    before, recent = range(0, 8), range(8, 12)
+    assert share("Regulatory & Legal", recent) >= 1.5 * share("Regulatory & Legal", before)
+    assert share("Capital & Investment", recent) < share("Capital & Investment", before)
