@@ -108,3 +108,26 @@ def test_real_2025_file_pages_through_exactly_its_records(
     for client in client_for(data):
         ids = [card["signal_id"] for card in page_through(client, limit=50)]
     assert len(ids) == len(set(ids)) == records == 6_236
+
+
+def test_demo_cards_carry_entities_and_themes_and_filters_find_them(
+    demo_client: TestClient, demo_data_dir: DataDir
+) -> None:
+    truth = json.loads((demo_data_dir.inbox / "demo" / "ground_truth.json").read_text())
+    cards = page_through(demo_client, limit=50)
+    with_entities = [c for c in cards if c["entities"]]
+    with_themes = [c for c in cards if c["themes"]["value_chain"] or c["themes"]["market_force"]]
+    assert len(with_entities) > 0.8 * len(cards)
+    assert len(with_themes) > 0.8 * len(cards)
+    for name in (truth["entities"]["rising"][0], truth["entities"]["steady"][0]):
+        found = page_through(demo_client, limit=50, entity=name)
+        assert found, name
+        assert all(name in {e["name"] for e in card["entities"]} for card in found)
+        # the generator counts the name as a substring; linking lets the longest name win, so
+        # a post about "Cerebras WSE-3" mentions the chip, not the company
+        expected = sum(truth["weekly_counts"][name].values())
+        assert expected - 3 <= len(found) <= expected, (name, len(found), expected)
+    regulation = page_through(demo_client, limit=50, theme="Regulatory & Legal")
+    assert regulation and all(
+        "Regulatory & Legal" in card["themes"]["market_force"] for card in regulation
+    )
