@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from analytics.transcripts import TURN_LABEL
+
 SNIPPET_MAX_CHARS = 50
 
 _WHITESPACE = re.compile(r"\s+")
@@ -118,10 +120,6 @@ _SHORT_LINE_CHARS = 40
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"[ \t]*(?:[-*_=~][ \t]*){3,}$")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪●–]|\(?\d{1,3}[.)])[ \t]+(?=\S)")
-# ``Name (hh:mm:ss):`` as transcripts write it; the format analytics.transcripts parses.
-_TURN_LABEL = re.compile(
-    r"[ \t]*[^\n():]{1,80}?[ \t]*\((?:\d{1,2}:)?\d{1,2}:\d{2}(?:[.,]\d+)?\)[ \t]*:[ \t]*"
-)
 # URLs end before trailing punctuation, so "see openai.com/blog. Then" still ends a sentence.
 _URL = re.compile(
     r"(?:https?://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]'’”]|"
@@ -154,7 +152,7 @@ def split_document(text: str) -> list[Sentence]:
         for start, end in _sentence_spans(text, block.start, block.end):
             for piece_start, piece_end in _run_on_pieces(text, start, end):
                 raw = text[piece_start:piece_end]
-                label = _TURN_LABEL.match(raw)
+                label = TURN_LABEL.match(raw)
                 if label:  # a turn that begins inside a paragraph ("... done. Ann (00:02): So")
                     piece_start += label.end()
                     raw = text[piece_start:piece_end]
@@ -212,7 +210,7 @@ def _blocks(text: str) -> list[_Block]:
             paragraph += 1
             last_line = ""
             continue
-        label = _TURN_LABEL.match(body)
+        label = TURN_LABEL.match(body)
         marker = _LIST_MARKER.match(body)
         if label:
             close()

@@ -6,10 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# A speaker label with a timestamp, alone on its line or followed by what was said.
+# A speaker label with a timestamp: ``Name (hh:mm:ss):``. Sentence splitting strips the same
+# label (analytics.text), so both read it from here.
+_SPEAKER = r"[^\n():]{1,80}?"
+_STAMP = r"(?:\d{1,2}:)?\d{1,2}:\d{2}"
+TURN_LABEL = re.compile(rf"[ \t]*{_SPEAKER}[ \t]*\({_STAMP}(?:[.,]\d+)?\)[ \t]*:[ \t]*")
+# The label alone on its line or followed by what was said.
 _LABEL = re.compile(
-    r"^[ \t]*(?P<speaker>[^\n():]{1,80}?)[ \t]*"
-    r"\((?P<stamp>(?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\)"
+    rf"^[ \t]*(?P<speaker>{_SPEAKER})[ \t]*\((?P<stamp>{_STAMP})(?:[.,]\d+)?\)"
     r"[ \t]*:[ \t]*(?P<rest>.*)$",
     re.M,
 )
