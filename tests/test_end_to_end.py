@@ -131,3 +131,43 @@ def test_demo_cards_carry_entities_and_themes_and_filters_find_them(
     assert regulation and all(
         "Regulatory & Legal" in card["themes"]["market_force"] for card in regulation
     )
+
+
+def test_trend_analytics_recover_the_demo_ground_truth(demo_data_dir: DataDir) -> None:
+    """The planted Rising/Declining/New/Steady entities and the theme shift come out of the
+    pipeline's own tables with the labels the generator planted (DESIGN §7 definitions)."""
+    import polars as pl
+
+    from analytics.trends import Clock, trend_metrics
+
+    truth = json.loads((demo_data_dir.inbox / "demo" / "ground_truth.json").read_text())
+    signals = pl.read_parquet(demo_data_dir.table_path("signals"))
+    mentions = pl.read_parquet(demo_data_dir.table_path("signal_entities"))
+    names = dict(
+        pl.read_parquet(demo_data_dir.table_path("entities")).select("entity_id", "name").rows()
+    )
+    clock = Clock(DEMO_AS_OF)
+    metrics = trend_metrics(mentions.rename({"entity_id": "key"}), signals, clock, kind="entity")
+    labels = {
+        names[key]: (direction, stability)
+        for key, direction, stability in metrics.select("key", "direction", "stability").rows()
+    }
+    expected = {"rising": "Rising", "declining": "Declining", "new": "New", "steady": "Stable"}
+    for group, direction in expected.items():
+        for name in truth["entities"][group]:
+            assert labels[name][0] == direction, (name, labels[name])
+    for name in truth["entities"]["steady"]:
+        assert labels[name][1] == "Steady", (name, labels[name])
+
+    themes = (
+        pl.read_parquet(demo_data_dir.table_path("signal_themes"))
+        .explode("market_force")
+        .drop_nulls("market_force")
+        .select("signal_id", pl.col("market_force").alias("key"))
+    )
+    theme_metrics = trend_metrics(themes, signals, clock, kind="theme")
+    direction_of = dict(theme_metrics.select("key", "direction").rows())
+    for item in truth["themes"]["rising"]:
+        assert direction_of[item["label"]] == "Rising"
+    for item in truth["themes"]["declining"]:
+        assert direction_of[item["label"]] == "Declining"
