@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from pipelines.defs.analytics.assets import entity_trends, theme_trends
+from pipelines.defs.analytics.checks import entity_trends_hold, theme_trends_hold
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.ingest.assets import sources
 from pipelines.defs.publish.assets import snapshot
@@ -11,8 +13,22 @@ from pipelines.defs.publish.checks import served_signals_are_complete, snapshot_
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
-ASSETS = [sources, signals, units, entity_mentions, signal_themes, snapshot]
-CHECKS = [snapshot_verifies, served_signals_are_complete]
+ASSETS = [
+    sources,
+    signals,
+    units,
+    entity_mentions,
+    signal_themes,
+    entity_trends,
+    theme_trends,
+    snapshot,
+]
+CHECKS = [
+    snapshot_verifies,
+    served_signals_are_complete,
+    entity_trends_hold,
+    theme_trends_hold,
+]
 
 defs = dg.Definitions(
     assets=ASSETS,

@@ -29,6 +29,12 @@ TABLE_NAMES = (
     "signal_entities",
     "unit_entities",
     "signal_themes",
+    "entity_trends",
+    "entity_weekly_counts",
+    "entity_cooccurrence",
+    "theme_trends",
+    "theme_weekly_counts",
+    "theme_cooccurrence",
     "change_state",
 )
 

@@ -15,9 +15,18 @@ from warehouse.paths import DataDir
 def test_definitions_load_with_every_stage() -> None:
     repo = defs.get_repository_def()
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
-    assert keys == {"sources", "signals", "units", "entity_mentions", "signal_themes", "snapshot"}
+    assert keys == {
+        "sources",
+        "signals",
+        "units",
+        "entity_mentions",
+        "signal_themes",
+        "entity_trends",
+        "theme_trends",
+        "snapshot",
+    }
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
-    assert groups == {"ingest", "decompose", "tag", "publish"}
+    assert groups == {"ingest", "decompose", "tag", "analytics", "publish"}
     for key in keys:
         assert repo.asset_graph.get(dg.AssetKey(key)).description
 

@@ -1,0 +1,80 @@
+"""Checks on the trend tables: the invariants the entity and theme endpoints will rely on."""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+
+import dagster as dg
+import polars as pl
+
+from analytics.themes import THEME_LABELS
+from analytics.trends import (
+    CONFIDENCE,
+    DIRECTION,
+    KEY,
+    NOTABILITY,
+    SCALE,
+    SHARE_OF_VOICE,
+    SHARE_OF_VOICE_HISTORY,
+    SIGNAL_COUNT,
+    SMALL,
+    STABILITY,
+)
+from pipelines.defs.analytics.assets import entity_trends, theme_trends
+from pipelines.resources import AimiResource
+
+MIN_SIGNALS_FOR_LABELS = 8
+WINDOW_WEEKS = 12
+
+
+def trend_table_problems(metrics: pl.DataFrame, *, themes: bool) -> list[str]:
+    """Everything wrong with a trend table, in words; empty when it holds."""
+    problems: list[str] = []
+    if metrics[KEY].n_unique() != metrics.height:
+        problems.append("keys are not unique")
+    if themes:
+        canonical = {label for labels in THEME_LABELS.values() for label in labels}
+        strange = sorted(set(metrics[KEY].to_list()) - canonical)
+        if strange:
+            problems.append(f"labels outside the 12: {strange[:5]}")
+    shares = metrics[SHARE_OF_VOICE]
+    history = metrics[SHARE_OF_VOICE_HISTORY]
+    if metrics.height and not (shares.is_between(0, 1).all()):
+        problems.append("share_of_voice outside [0, 1]")
+    if metrics.height and not (history.list.len() == WINDOW_WEEKS).all():
+        problems.append("share_of_voice_history is not 12 weeks long")
+    flat = history.explode().drop_nulls()
+    if flat.len() and not flat.is_between(0, 1).all():
+        problems.append("a weekly share outside [0, 1]")
+    below = metrics.filter(pl.col(SIGNAL_COUNT) < MIN_SIGNALS_FOR_LABELS)
+    for label in (DIRECTION, CONFIDENCE, STABILITY, NOTABILITY):
+        if below[label].is_not_null().any():
+            problems.append(f"{label} set below {MIN_SIGNALS_FOR_LABELS} signals")
+    if not themes and (below[SCALE] != SMALL).any():
+        problems.append(f"scale not Small below {MIN_SIGNALS_FOR_LABELS} signals")
+    return problems
+
+
+def _check(aimi: AimiResource, table: str, *, themes: bool) -> dg.AssetCheckResult:
+    path = aimi.data().table_path(table)
+    problems = trend_table_problems(pl.read_parquet(path), themes=themes)
+    return dg.AssetCheckResult(
+        passed=not problems, metadata={"problems": "; ".join(problems) or "none"}
+    )
+
+
+@dg.asset_check(
+    asset=entity_trends,
+    description="Unique keys, shares in [0, 1], 12-week histories, labels null below 8 signals.",
+)
+def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
+    return _check(aimi, "entity_trends", themes=False)
+
+
+@dg.asset_check(
+    asset=theme_trends,
+    description=(
+        "Only the 12 canonical labels, unique, shares in [0, 1], 12-week histories, labels "
+        "null below 8 signals."
+    ),
+)
+def theme_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
+    return _check(aimi, "theme_trends", themes=True)
