@@ -1,0 +1,224 @@
+"""Analytics benchmark: our Polars trend stage against a straightforward pandas reference.
+
+Usage: .venv/bin/python bench/analytics/run.py --signals 1000000 [--no-pandas] [--repeat 1]
+
+Generates the synthetic corpus in memory (bench/analytics/generate.py), times the "full
+analytics stage" of ``analytics.trends`` (entity ``trend_metrics`` + entity ``co_occurrence`` +
+theme ``trend_metrics``) and the same three computations in pandas
+(bench/analytics/pandas_reference.py) on the same data, checks that the results are identical
+(same keys; integer fields equal; floats equal after rounding to 12 significant digits; labels
+and reasoning equal), and prints a Markdown table. Peak RSS is sampled per phase from
+/proc/self/statm. pandas is not a project dependency: install it anywhere on the path (e.g.
+``pip install --target /tmp/pd pandas`` and ``PYTHONPATH=/tmp/pd``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+from generate import Corpus, generate
+
+from analytics import trends
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * _PAGE
+
+
+@dataclass
+class _PeakRss:
+    """Samples the resident set every 5 ms while active; ``peak`` in bytes."""
+
+    peak: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, _rss())
+
+    @contextmanager
+    def watch(self) -> Iterator[None]:
+        self.peak = _rss()
+        self._stop.clear()
+        thread = threading.Thread(target=self._loop, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            self._stop.set()
+            thread.join()
+            self.peak = max(self.peak, _rss())
+
+
+PARTS = ("entities", "co_occurrence", "themes")
+Stage = dict[str, Callable[[], Any]]
+
+
+@dataclass
+class Timing:
+    """Per-part best wall seconds, and the peak RSS (bytes) over the whole stage."""
+
+    seconds: dict[str, float]
+    peak_rss: int
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+
+def _timed(stage: Stage, repeat: int) -> tuple[dict[str, Any], Timing]:
+    """Run each part ``repeat`` times; keep the last results and each part's best time."""
+    sampler = _PeakRss()
+    results: dict[str, Any] = {}
+    best = dict.fromkeys(stage, float("inf"))
+    with sampler.watch():
+        for _ in range(repeat):
+            for part, fn in stage.items():
+                started = time.perf_counter()
+                results[part] = fn()
+                best[part] = min(best[part], time.perf_counter() - started)
+    return results, Timing(best, sampler.peak)
+
+
+def ours(corpus: Corpus) -> Stage:
+    """The full analytics stage in ``analytics.trends``."""
+    mentions, signals, clock = corpus.mentions, corpus.signals, corpus.clock
+    return {
+        "entities": lambda: trends.trend_metrics(mentions, signals, clock, kind="entity"),
+        "co_occurrence": lambda: trends.co_occurrence(mentions),
+        "themes": lambda: trends.trend_metrics(corpus.themes, signals, clock, kind="theme"),
+    }
+
+
+def reference(corpus: Corpus) -> Stage:
+    """The same stage in pandas, on pandas copies of the same frames (copying is not timed)."""
+    import pandas_reference as ref
+
+    signals, mentions = corpus.signals.to_pandas(), corpus.mentions.to_pandas()
+    themes, as_of = corpus.themes.to_pandas(), corpus.clock.as_of
+    return {
+        "entities": lambda: ref.trend_metrics(mentions, signals, as_of, "entity"),
+        "co_occurrence": lambda: ref.co_occurrence(mentions),
+        "themes": lambda: ref.trend_metrics(themes, signals, as_of, "theme"),
+    }
+
+
+def _normalise(frame: pl.DataFrame) -> pl.DataFrame:
+    """Integers as Int64, floats rounded to 12 significant digits, times as µs UTC."""
+    out = []
+    for name, dtype in frame.schema.items():
+        col = pl.col(name)
+        if dtype.is_integer() or (dtype.is_float() and name == "notability_points"):
+            out.append(col.cast(pl.Int64))
+        elif dtype.is_float():
+            out.append(col.round_sig_figs(trends.SIG_DIGITS))
+        elif isinstance(dtype, pl.List):
+            out.append(col.list.eval(pl.element().round_sig_figs(trends.SIG_DIGITS)))
+        elif isinstance(dtype, pl.Datetime):
+            out.append(col.cast(pl.Datetime("us", "UTC")))
+        elif dtype == pl.Null:
+            out.append(col.cast(pl.String))
+        else:
+            out.append(col)
+    return frame.select(out)
+
+
+def _show(value: Any) -> str:
+    return repr(value.to_list() if isinstance(value, pl.Series) else value)
+
+
+def compare(mine: pl.DataFrame, theirs: Any, name: str) -> list[str]:
+    """Differences between our frame and the pandas one, column by column (empty = identical)."""
+    other = pl.from_pandas(theirs)
+    columns = [c for c in mine.columns if c in other.columns]
+    missing = sorted(set(mine.columns) - set(other.columns))
+    problems = [f"{name}: columns missing in pandas: {missing}"] if missing else []
+    sort_by = [c for c in ("key", "key_a", "key_b") if c in columns]
+    a = _normalise(mine.select(columns)).sort(sort_by)
+    b = _normalise(other.select(columns)).sort(sort_by)
+    if a.height != b.height:
+        return [*problems, f"{name}: {a.height} rows vs {b.height}"]
+    for column in columns:
+        same = a[column].eq_missing(b[column].cast(a[column].dtype))
+        if not same.all():
+            bad = (~same).sum()
+            first = int((~same).arg_max() or 0)
+            problems.append(
+                f"{name}.{column}: {bad} rows differ, e.g. {a[sort_by][first].row(0)}: "
+                f"{_show(a[column][first])} vs {_show(b[column][first])}"
+            )
+    return problems
+
+
+def _cpu_model() -> str:
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--signals", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=1, help="best of N runs (ours)")
+    parser.add_argument("--no-pandas", action="store_true", help="time ours only")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    corpus = generate(args.signals)
+    generated = time.perf_counter() - started
+    size = (
+        f"{corpus.signals.height:,} signals, {corpus.mentions.height:,} entity mentions "
+        f"({corpus.mentions['key'].n_unique():,} entities), "
+        f"{corpus.themes.height:,} theme mentions ({corpus.themes['key'].n_unique()} themes)"
+    )
+    # Warm-up on a tiny corpus (imports, Polars/scipy first-call costs), not timed.
+    tiny = generate(2_000, seed=1)
+    _timed(ours(tiny), 1)
+    mine, mine_t = _timed(ours(corpus), args.repeat)
+    rows = [("Polars (`analytics.trends`)", mine_t)]
+    identity = "not checked (--no-pandas)"
+    if not args.no_pandas:
+        theirs, theirs_t = _timed(reference(corpus), 1)
+        rows.append(("pandas reference", theirs_t))
+        problems = [p for part in PARTS for p in compare(mine[part], theirs[part], part)]
+        identity = "identical" if not problems else "DIFFERENT:\n  " + "\n  ".join(problems)
+
+    print(f"\n### Analytics stage, {args.signals:,} signals\n")
+    print(f"- machine: {_cpu_model()}, nproc {os.cpu_count()}, python {platform.python_version()}")
+    print(f"- data: {size}; generated in {generated:.1f} s")
+    print(
+        f"- stage: entity trend_metrics + co_occurrence ({mine['co_occurrence'].height:,} "
+        f"ordered pairs) + theme trend_metrics; ours best of {args.repeat}, pandas 1 run"
+    )
+    print(f"- results: {identity}\n")
+    print(
+        "| implementation | entities (s) | co_occurrence (s) | themes (s) | total wall (s) "
+        "| peak RSS | speed-up |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, timing in rows:
+        parts = " | ".join(f"{timing.seconds[p]:.2f}" for p in PARTS)
+        speedup = f"{rows[-1][1].total / timing.total:.1f}×" if len(rows) > 1 else "n/a"
+        print(f"| {label} | {parts} | {timing.total:.2f} | {_mib(timing.peak_rss)} | {speedup} |")
+
+
+if __name__ == "__main__":
+    main()
