@@ -26,13 +26,9 @@ def parse_as_of(value: str) -> datetime:
 class LazyEmbedder:
     """MiniLM, loaded on first use: a build whose signals are all unchanged never loads it."""
 
-    def __init__(self) -> None:
-        self.calls = 0
-
     def __call__(self, texts: Sequence[str]) -> FloatMatrix:
         from warehouse.embeddings import load_minilm
 
-        self.calls += 1
         return load_minilm()(texts)
 
 

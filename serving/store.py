@@ -78,7 +78,6 @@ class LoadedSnapshot:
     cards: list[bytes]
     details: dict[str, bytes]
     rows_by_content_type: dict[str, Int64Array]
-    content_type_codes: npt.NDArray[np.int8]  # index into CONTENT_TYPES, per row
     rows_by_entity: dict[str, Int64Array]
     rows_by_theme: dict[str, Int64Array]
     search_text: list[str]
@@ -114,9 +113,6 @@ class LoadedSnapshot:
         signal_ids: list[str] = frame["signal_id"].to_list()
         change_seq = frame["change_seq"].to_numpy().astype(np.int64)
         rows_by_seq = np.argsort(change_seq, kind="stable").astype(np.int64)
-        codes = np.full(frame.height, -1, dtype=np.int8)
-        for code, content_type in enumerate(CONTENT_TYPES):
-            codes[content_types == content_type] = code
         return cls(
             snapshot_id=opened.snapshot_id,
             as_of=opened.manifest.as_of,
@@ -130,7 +126,6 @@ class LoadedSnapshot:
                 content_type: np.flatnonzero(content_types == content_type).astype(np.int64)
                 for content_type in CONTENT_TYPES
             },
-            content_type_codes=codes,
             rows_by_entity=_rows_by_member(frame["entity_ids"].to_list()),
             rows_by_theme=_rows_by_member(
                 [
