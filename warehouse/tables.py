@@ -77,10 +77,16 @@ def read_table(data_dir: DataDir, name: str, schema: pl.Schema) -> pl.DataFrame:
 
 
 def write_table(data_dir: DataDir, name: str, frame: pl.DataFrame) -> Path:
-    """Replace a warehouse table and refresh the catalog so notebooks see it."""
+    """Replace a warehouse table; the catalog gets a view for it the first time it is written.
+
+    A view is SQL over the file's path, and a write replaces the file at that path, so views
+    of tables written before see the new rows without a catalog rebuild.
+    """
     path = data_dir.table_path(name)
+    is_new = not path.exists() or not data_dir.catalog.exists()
     atomic_write_parquet(frame, path)
-    refresh_catalog(data_dir)
+    if is_new:
+        refresh_catalog(data_dir)
     return path
 
 

@@ -158,6 +158,10 @@ def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
         }
         assert {"sources", "quarantine", "ingest_log"} <= views
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
+    # a later write replaces the file under the same view: the catalog sees the new rows
+    ingest_paths(data, [write_jsonl(tmp_path / "b.jsonl", [json.dumps(rec(2))])], progress=False)
+    with duckdb.connect(str(data.catalog), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM sources").fetchone() == (2,)
 
 
 def test_editing_a_sidecar_makes_the_inbox_read_its_file_again(
