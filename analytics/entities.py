@@ -5,9 +5,9 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
-ENTITY_TYPES = (
+EntityType = Literal[
     "organization",
     "person",
     "model",
@@ -16,7 +16,8 @@ ENTITY_TYPES = (
     "event",
     "regulation_policy",
     "other",
-)
+]
+ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
 PUBLIC_ID_PREFIX = "ent:/"
 CaseRule = Literal["exact", "insensitive"]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import polars as pl
 
 UTC_TIME = pl.Datetime("us", "UTC")
@@ -12,8 +14,12 @@ def _schema(columns: dict[str, pl.DataType | type[pl.DataType]]) -> pl.Schema:
 
 
 SOURCE_KINDS = ("article", "essay", "memo", "social", "paper", "news", "podcast")
-CONTENT_TYPES = ("analysis", "event")
-UNIT_ROLES = ("thesis", "synopsis", "argument", "claim")
+# The enums of the interface spec, once: the Literals type the API models, the tuples serve
+# runtime checks and loops.
+ContentType = Literal["analysis", "event"]
+UnitRole = Literal["thesis", "synopsis", "argument", "claim"]
+CONTENT_TYPES: tuple[str, ...] = get_args(ContentType)
+UNIT_ROLES: tuple[str, ...] = get_args(UnitRole)
 
 SEGMENT = pl.Struct(
     {"start_s": pl.Int64, "end_s": pl.Int64, "chapter": pl.String, "text": pl.String}

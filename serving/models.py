@@ -14,18 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, Field
 from pydantic.json_schema import SkipJsonSchema
 
-ContentType = Literal["analysis", "event"]
-UnitRole = Literal["thesis", "synopsis", "argument", "claim"]
-EntityType = Literal[
-    "organization",
-    "person",
-    "model",
-    "hardware",
-    "location",
-    "event",
-    "regulation_policy",
-    "other",
-]
+from analytics.entities import EntityType
+from analytics.schema import ContentType, UnitRole
 
 _ISO_DATE_START = re.compile(r"\d{4}-\d{2}-\d{2}")
 

@@ -10,6 +10,7 @@ from typing import Annotated, Literal, TypedDict
 import orjson
 from fastapi import APIRouter, Path, Query, Response
 
+from analytics.schema import ContentType
 from analytics.themes import UnknownTheme, resolve_theme
 from serving.cursor import (
     ChangedKey,
@@ -20,7 +21,7 @@ from serving.cursor import (
 )
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.errors import InvalidParameters, NotFound
-from serving.models import ContentType, IsoDateTime, SignalDetail, SignalList, error_responses
+from serving.models import IsoDateTime, SignalDetail, SignalList, error_responses
 from serving.store import LoadedSnapshot, SignalQuery
 
 router = APIRouter(tags=["signals"])
