@@ -34,9 +34,13 @@ class ChangedKey:
     change_seq: int
 
 
-def encode_changed(key: ChangedKey) -> str:
-    payload = {"v": CURSOR_VERSION, "s": "changed", "k": [key.change_seq]}
+def _encode(sort: str, key: list[Any]) -> str:
+    payload = {"v": CURSOR_VERSION, "s": sort, "k": key}
     return base64.urlsafe_b64encode(orjson.dumps(payload)).rstrip(b"=").decode("ascii")
+
+
+def encode_changed(key: ChangedKey) -> str:
+    return _encode("changed", [key.change_seq])
 
 
 def decode_changed(cursor: str) -> ChangedKey:
@@ -65,8 +69,7 @@ def _require_sort(payload: dict[str, Any], expected: str) -> None:
 
 
 def encode_published(key: PublishedKey) -> str:
-    payload = {"v": CURSOR_VERSION, "s": "published", "k": [key.published_us, key.signal_id]}
-    return base64.urlsafe_b64encode(orjson.dumps(payload)).rstrip(b"=").decode("ascii")
+    return _encode("published", [key.published_us, key.signal_id])
 
 
 def _invalid(why: str) -> InvalidParameters:
