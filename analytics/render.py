@@ -22,6 +22,13 @@ def iso_utc(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+    """The signals the API serves: those whose central statement (thesis or synopsis) passed
+    verification. Analytics count exactly these, so profiles agree with the served cards."""
+    central = units.filter(pl.col("role").is_in(CENTRAL_ROLES)).select("signal_id").unique()
+    return signals.join(central, on="signal_id", how="semi")
+
+
 def unit_object(unit: dict[str, Any]) -> dict[str, Any]:
     """A unit as served (spec §2.1): optional fields are omitted, never null."""
     obj: dict[str, Any] = {"id": unit["unit_id"], "role": unit["role"], "text": unit["text"]}

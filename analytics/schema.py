@@ -190,6 +190,45 @@ SERVED_SIGNALS = _schema(
     }
 )
 
+# The snapshot's entity table (DESIGN §10): per entity, the keys the list endpoint filters and
+# sorts on, and the pre-rendered JSON of its list form, its full profile and its trending item.
+ENTITY_PROFILES = _schema(
+    {
+        "entity_id": pl.String,
+        "name": pl.String,
+        "type": pl.String,
+        "type_primary": pl.String,
+        "reviewed": pl.Boolean,
+        "signal_count": pl.Int64,
+        "first_seen": UTC_TIME,
+        "recent_mentions": pl.Int64,  # Σc W-3…W0: orders exactly as share_of_voice does
+        "direction": pl.String,
+        "confidence": pl.String,
+        "stability": pl.String,
+        "scale": pl.String,
+        "notability": pl.String,
+        "themes": pl.List(pl.String),  # labels on at least one of its signals, both axes
+        "rank_rising": pl.Int64,  # position in each trending mode's full list, 1-based
+        "rank_hot": pl.Int64,
+        "rank_consistent": pl.Int64,
+        "rank_new": pl.Int64,
+        "list_json": pl.Binary,
+        "profile_json": pl.Binary,
+        "trending_json": pl.Binary,
+    }
+)
+
+# The snapshot's theme table: the 12 labels in canonical order, list form and full form.
+THEME_PROFILES = _schema(
+    {
+        "axis": pl.String,
+        "label": pl.String,
+        "position": pl.Int64,
+        "list_json": pl.Binary,
+        "theme_json": pl.Binary,
+    }
+)
+
 # The change feed's memory across snapshots: per signal, what was last served and under which
 # sequence number. A signal whose served bytes change gets the next number.
 CHANGE_STATE = _schema(

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.defs.analytics.assets import entity_trends, theme_trends
+from pipelines.defs.analytics.assets import (
+    entity_profiles,
+    entity_trends,
+    theme_profiles,
+    theme_trends,
+)
 from pipelines.defs.analytics.checks import entity_trends_hold, theme_trends_hold
+from pipelines.defs.automation.jobs import daily_refresh, inbox_sensor, refresh_job
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.ingest.assets import sources
 from pipelines.defs.publish.assets import snapshot
-from pipelines.defs.publish.checks import served_signals_are_complete, snapshot_verifies
+from pipelines.defs.publish.checks import (
+    profiles_agree_with_cards,
+    served_signals_are_complete,
+    snapshot_verifies,
+)
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
@@ -21,11 +31,14 @@ ASSETS = [
     signal_themes,
     entity_trends,
     theme_trends,
+    entity_profiles,
+    theme_profiles,
     snapshot,
 ]
 CHECKS = [
     snapshot_verifies,
     served_signals_are_complete,
+    profiles_agree_with_cards,
     entity_trends_hold,
     theme_trends_hold,
 ]
@@ -33,5 +46,8 @@ CHECKS = [
 defs = dg.Definitions(
     assets=ASSETS,
     asset_checks=CHECKS,
+    jobs=[refresh_job],
+    schedules=[daily_refresh],
+    sensors=[inbox_sensor],
     resources={"aimi": AimiResource()},
 )

@@ -58,12 +58,18 @@ def decode_changed(cursor: str) -> ChangedKey:
     return ChangedKey(change_seq=key[0])
 
 
+def _describe(sort: object) -> str:
+    if isinstance(sort, str) and sort.startswith("entities:"):
+        return f"/v1/entities sort={sort.partition(':')[2]!r}"
+    return f"/v1/signals sort={sort!r}"
+
+
 def _require_sort(payload: dict[str, Any], expected: str) -> None:
     sort = payload.get("s")
     if sort != expected:
         raise InvalidParameters(
-            f"cursor was issued for sort={sort!r}, not sort={expected!r}; keep sort the same "
-            "across one pagination sequence",
+            f"cursor was issued for {_describe(sort)}, not {_describe(expected)}; keep the "
+            "endpoint and sort the same across one pagination sequence",
             field="cursor",
         )
 
@@ -97,10 +103,8 @@ def _payload(cursor: str) -> dict[str, Any]:
     return payload
 
 
-def decode_published(cursor: str) -> PublishedKey:
-    """The keyset position in a ``sort=published`` cursor; 400 ``field=cursor`` otherwise."""
-    payload = _payload(cursor)
-    _require_sort(payload, "published")
+def _int_and_id(payload: dict[str, Any]) -> tuple[int, str]:
+    """The ``[int64, non-empty id]`` position both keyset sorts use."""
     key = payload.get("k")
     if (
         not isinstance(key, list)
@@ -111,4 +115,35 @@ def decode_published(cursor: str) -> PublishedKey:
         or not key[1]
     ):
         raise _invalid("its position is malformed")
-    return PublishedKey(published_us=key[0], signal_id=key[1])
+    return key[0], key[1]
+
+
+def decode_published(cursor: str) -> PublishedKey:
+    """The keyset position in a ``sort=published`` cursor; 400 ``field=cursor`` otherwise."""
+    payload = _payload(cursor)
+    _require_sort(payload, "published")
+    published_us, signal_id = _int_and_id(payload)
+    return PublishedKey(published_us=published_us, signal_id=signal_id)
+
+
+@dataclass(frozen=True)
+class EntityKey:
+    """Keyset position in the entity list: the last row's sort value (an integer: signal
+    count, first-seen microseconds, or recent mentions for ``sort=trend``) and its id; rows
+    run value descending, then id ascending."""
+
+    value: int
+    entity_id: str
+
+
+def encode_entities(sort: str, key: EntityKey) -> str:
+    return _encode(f"entities:{sort}", [key.value, key.entity_id])
+
+
+def decode_entities(cursor: str, sort: str) -> EntityKey:
+    """The position in an entity-list cursor issued for ``sort``; 400 ``field=cursor``
+    otherwise."""
+    payload = _payload(cursor)
+    _require_sort(payload, f"entities:{sort}")
+    value, entity_id = _int_and_id(payload)
+    return EntityKey(value=value, entity_id=entity_id)

@@ -15,7 +15,9 @@ from pydantic import BaseModel, BeforeValidator, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from analytics.entities import EntityType
+from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
+from analytics.themes import Axis
 
 _ISO_DATE_START = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -111,6 +113,140 @@ class SignalList(BaseModel):
     signals: list[SignalCard]
     has_more: bool
     next_cursor: str | None
+
+
+Direction = Literal["Rising", "Stable", "Declining", "New"]
+ThemeDirection = Literal["Rising", "Stable", "Declining"]
+Confidence = Literal["Significant", "Insignificant"]
+Stability = Literal["Volatile", "Steady"]
+Scale = Literal["Large", "Medium", "Small"]
+Notability = Literal["High", "Medium", "Low", "Negligible"]
+
+_UNRATED = "Null below 8 signals (spec §8)."
+
+
+class ThemeTrend(BaseModel):
+    share_of_voice: float = Field(
+        description="Share of all signals over the trailing 4 complete weeks."
+    )
+    streak: int = Field(description="Consecutive growth weeks ending at the last complete week.")
+    current_week: int = Field(description="Signals in the last complete Monday–Sunday week.")
+    prior_week: int = Field(description="Signals in the week before it.")
+
+
+class EntityTrend(ThemeTrend):
+    source_diversity: int = Field(description="Distinct source domains in the 12-week window.")
+
+
+class Distributions(BaseModel):
+    content_type_mix: dict[str, int] = Field(
+        description="Signals per content type; both keys always present."
+    )
+    value_chain_distribution: dict[str, int] = Field(
+        description="Signals per value-chain theme; all six labels, zeros included."
+    )
+    market_force_distribution: dict[str, int] = Field(
+        description="Signals per market-force theme; all six labels, zeros included."
+    )
+
+
+class EntityProfile(Distributions):
+    """An entity as the list serves it (spec §2.5, without ``related_entities``)."""
+
+    entity_id: str = Field(description="Stable public id, `ent:/…`.")
+    name: str
+    type: EntityType
+    wikipedia_url: str | SkipJsonSchema[None] = None
+    signal_count: int
+    first_seen: datetime | None = Field(description="Null only without any signal.")
+    last_seen: datetime | None = Field(description="Null only without any signal.")
+    trend: EntityTrend
+    scale: Scale
+    direction: Direction | None = Field(description=_UNRATED)
+    confidence: Confidence | None = Field(description=_UNRATED)
+    stability: Stability | None = Field(description=_UNRATED)
+    notability: Notability | None = Field(description=_UNRATED)
+    notability_reasoning: str
+
+
+class RelatedEntity(BaseModel):
+    entity_id: str
+    name: str
+    type: EntityType
+    co_occurrence_count: int = Field(description="Signals containing both.")
+
+
+class EntityProfileDetail(EntityProfile):
+    """One entity with its top 25 related entities (spec §2.5, §4.6)."""
+
+    related_entities: list[RelatedEntity]
+
+
+class EntityList(BaseModel):
+    """A page of entity profiles (spec §4.5)."""
+
+    entities: list[EntityProfile]
+    has_more: bool
+    next_cursor: str | None
+
+
+class TrendingTrend(BaseModel):
+    momentum_wow: float
+    momentum_4w: float
+    acceleration: float
+    z_score: float
+    persistence: float
+    share_of_voice: float
+    share_of_voice_history: list[float] = Field(description="12 weekly shares, oldest first.")
+    streak: int
+    current_week: int
+    prior_week: int
+
+
+class TrendingItem(Distributions):
+    """A trending entity (spec §4.7): its own field names."""
+
+    entity_id: str
+    display_name: str
+    type_primary: TypePrimary
+    signal_count: int
+    first_seen: datetime
+    last_seen: datetime
+    trend: TrendingTrend
+
+
+class TrendingList(BaseModel):
+    data: list[TrendingItem]
+
+
+class Theme(BaseModel):
+    """A theme as the list serves it (spec §2.6, without ``related_themes``)."""
+
+    axis: Axis
+    label: str
+    signal_count: int
+    trend: ThemeTrend
+    direction: ThemeDirection | None = Field(description=_UNRATED)
+    confidence: Confidence | None = Field(description=_UNRATED)
+    stability: Stability | None = Field(description=_UNRATED)
+    notability: Notability | None = Field(description=_UNRATED)
+    notability_reasoning: str
+
+
+class RelatedTheme(BaseModel):
+    axis: Axis
+    label: str
+    co_occurrence_count: int
+
+
+class ThemeDetail(Theme):
+    """One theme with the themes of both axes that share its signals (spec §4.9)."""
+
+    related_themes: list[RelatedTheme]
+
+
+class ThemeList(BaseModel):
+    themes: list[Theme]
 
 
 class SnapshotInfo(BaseModel):

@@ -21,6 +21,7 @@ from analytics.entities import Alias, Entity
 from analytics.linking import EntityIndex
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
+from serving.catalog import EntityCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
 from warehouse.paths import DataDir
@@ -29,6 +30,7 @@ from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_i
 log = logging.getLogger("aimi.serving")
 
 SIGNALS_TABLE = "signals"
+PROFILE_TABLES = ("entity_profiles", "theme_profiles")
 # How long a client should wait before asking again while no snapshot is loaded: a first build
 # takes tens of seconds, and the poller picks up the publish within a couple of seconds of that.
 RETRY_AFTER_SECONDS = 30
@@ -85,11 +87,18 @@ class LoadedSnapshot:
     change_seqs: Int64Array  # change_seq per row
     seq_sorted: Int64Array  # every change_seq, ascending
     rows_by_seq: Int64Array  # the rows in that order
+    entities: EntityCatalog
+    themes: ThemeCatalog
 
     @classmethod
     def from_opened(cls, opened: OpenedSnapshot) -> LoadedSnapshot:
         """Read the served tables of an already verified snapshot; ``SnapshotError`` when
         they are not what this server can serve."""
+        absent = [
+            name for name in (SIGNALS_TABLE, *PROFILE_TABLES) if name not in opened.manifest.tables
+        ]
+        if absent:
+            raise SnapshotError(f"snapshot {opened.snapshot_id} lacks the tables {absent}")
         frame = opened.read_table(SIGNALS_TABLE)
         missing = [name for name in SERVED_SIGNALS.names() if name not in frame.columns]
         if missing:
@@ -140,6 +149,8 @@ class LoadedSnapshot:
             change_seqs=change_seq,
             seq_sorted=change_seq[rows_by_seq],
             rows_by_seq=rows_by_seq,
+            entities=EntityCatalog.from_frame(opened.read_table("entity_profiles")),
+            themes=ThemeCatalog.from_frame(opened.read_table("theme_profiles")),
         )
 
     def __len__(self) -> int:

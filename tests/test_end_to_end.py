@@ -7,12 +7,14 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from analytics.demo import DEMO_AS_OF
+from analytics.profiles import recount
 from serving.app import create_app
 from serving.models import SignalDetail, SignalList
 from serving.settings import Settings
@@ -31,6 +33,18 @@ def client_for(data: DataDir) -> Iterator[TestClient]:
 @pytest.fixture(scope="module")
 def demo_client(demo_data_dir: DataDir) -> Iterator[TestClient]:
     yield from client_for(demo_data_dir)
+
+
+def list_entities(client: TestClient, **params: str | int) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        query = {**params, "limit": 50, **({"cursor": cursor} if cursor else {})}
+        body = client.get("/v1/entities", params=query).json()
+        found += body["entities"]
+        if not body["has_more"]:
+            return found
+        cursor = body["next_cursor"]
 
 
 def page_through(client: TestClient, **params: str | int) -> list[dict[str, object]]:
@@ -106,8 +120,19 @@ def test_real_2025_file_pages_through_exactly_its_records(
     assert report.inserted == records and not report.quarantined
     build(data, as_of=datetime(2026, 1, 1, tzinfo=UTC), persistent=False)
     for client in client_for(data):
-        ids = [card["signal_id"] for card in page_through(client, limit=50)]
-    assert len(ids) == len(set(ids)) == records == 6_236
+        cards = page_through(client, limit=50)
+        ids = [card["signal_id"] for card in cards]
+        assert len(ids) == len(set(ids)) == records == 6_236
+        # Profiles agree with a recount over the served cards (issue 5). The build's own
+        # `profiles_agree_with_cards` check covered every profile; this repeats it over HTTP.
+        counts, pairs = recount(cards)
+        listed = list_entities(client, min_signals=1)
+        assert {e["entity_id"]: e["signal_count"] for e in listed} == counts
+        for entity in listed[:100]:
+            profile = client.get(f"/v1/entities/{entity['entity_id']}").json()
+            for other in profile["related_entities"]:
+                pair = tuple(sorted((entity["entity_id"], other["entity_id"])))
+                assert other["co_occurrence_count"] == pairs[pair]
 
 
 def test_demo_cards_carry_entities_and_themes_and_filters_find_them(

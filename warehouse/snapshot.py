@@ -23,7 +23,8 @@ from warehouse.tables import atomic_write_parquet, file_sha256
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2  # 2: served signals carry change_seq and changed_at
+# 2: served signals carry change_seq and changed_at; 3: entity and theme profiles.
+FORMAT_VERSION = 3
 MANIFEST = "manifest.json"
 KEEP_SNAPSHOTS = 5
 

@@ -32,9 +32,12 @@ TABLE_NAMES = (
     "entity_trends",
     "entity_weekly_counts",
     "entity_cooccurrence",
+    "entity_tag_mix",
+    "entity_profiles",
     "theme_trends",
     "theme_weekly_counts",
     "theme_cooccurrence",
+    "theme_profiles",
     "change_state",
 )
 

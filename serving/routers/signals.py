@@ -7,7 +7,6 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Literal, TypedDict
 
-import orjson
 from fastapi import APIRouter, Path, Query, Response
 
 from analytics.schema import ContentType
@@ -22,20 +21,17 @@ from serving.cursor import (
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.errors import InvalidParameters, NotFound
 from serving.models import IsoDateTime, SignalDetail, SignalList, error_responses
+from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT, json_list
 from serving.store import LoadedSnapshot, SignalQuery
 
 router = APIRouter(tags=["signals"])
 
-DEFAULT_LIMIT = 25
-MAX_LIMIT = 50
 # d = days, w = weeks, m = 30-day months (spec §4.2); four digits keep the start in range.
 WINDOW_PATTERN = r"^[1-9][0-9]{0,3}[dwm]$"
 _WINDOW = re.compile(WINDOW_PATTERN)
 _WINDOW_DAYS = {"d": 1, "w": 7, "m": 30}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
-# The spec's 2026-06-12 rename: `q` is read as absent and the response says it is deprecated.
-_DEPRECATION_HEADERS = {"Deprecation": "true", "Link": '</docs/changelog.md>; rel="deprecation"'}
 MAX_KEYWORD_CHARS = 200
 
 
@@ -43,6 +39,16 @@ class SetFilters(TypedDict, total=False):
     entity_ids: frozenset[str]
     theme: str
     keyword: re.Pattern[str]
+
+
+def canonical_theme(theme: str | None) -> str | None:
+    """The canonical label a ``theme`` filter names; unknown → 404 naming the label."""
+    if theme is None:
+        return None
+    try:
+        return resolve_theme(theme)[1]
+    except UnknownTheme as exc:
+        raise NotFound(str(exc), field="theme") from None
 
 
 def resolve_filters(
@@ -57,11 +63,8 @@ def resolve_filters(
             shown = entity if len(entity) <= 200 else entity[:200] + "…"
             raise NotFound(f"entity '{shown}' not found", field="entity")
         filters["entity_ids"] = frozenset(snapshot.entity_index.family(found.entity_id))
-    if theme is not None:
-        try:
-            _axis, label = resolve_theme(theme)
-        except UnknownTheme as exc:
-            raise NotFound(str(exc), field="theme") from None
+    label = canonical_theme(theme)
+    if label is not None:
         filters["theme"] = label
     if keyword is not None:
         term = " ".join(keyword.split())
@@ -210,19 +213,8 @@ async def list_signals(
         page = snapshot.published_page(query, limit)
         cards, has_more = page.cards, page.has_more
         next_cursor = encode_published(page.last) if page.last is not None else None
-    # The cards are already JSON: join the bytes rather than parse and re-serialize them.
-    body = b"".join(
-        (
-            b'{"signals":[',
-            b",".join(cards),
-            b'],"has_more":',
-            b"true" if has_more else b"false",
-            b',"next_cursor":',
-            orjson.dumps(next_cursor),
-            b"}",
-        )
-    )
-    headers = _DEPRECATION_HEADERS if q is not None else None
+    body = json_list("signals", cards, extra=(("has_more", has_more), ("next_cursor", next_cursor)))
+    headers = DEPRECATION_HEADERS if q is not None else None
     return Response(body, media_type="application/json", headers=headers)
 
 

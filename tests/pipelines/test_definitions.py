@@ -6,9 +6,12 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
+import pytest
 
 from pipelines.build import build
 from pipelines.definitions import defs
+from pipelines.defs.automation.jobs import inbox_fingerprint, inbox_sensor
+from pipelines.resources import AimiResource
 from warehouse.paths import DataDir
 
 
@@ -23,6 +26,8 @@ def test_definitions_load_with_every_stage() -> None:
         "signal_themes",
         "entity_trends",
         "theme_trends",
+        "entity_profiles",
+        "theme_profiles",
         "snapshot",
     }
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
@@ -59,3 +64,53 @@ def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path)
     assert again.snapshot_id != opened.snapshot_id
     assert again.read_table("signals")["signal_id"].to_list() == served["signal_id"].to_list()
     assert pl.read_parquet(data.table_path("quarantine")).height == 1
+
+
+def test_daily_schedule_and_inbox_sensor_are_defined_and_on() -> None:
+    repo = defs.get_repository_def()
+    schedule = repo.get_schedule_def("daily_refresh")
+    assert schedule.cron_schedule == "0 6 * * *" and schedule.job_name == "refresh"
+    assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
+    sensor = repo.get_sensor_def("inbox_sensor")
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    assert repo.get_job("refresh")
+
+
+def test_inbox_sensor_requests_a_run_only_when_the_inbox_changes(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    data.inbox.mkdir(parents=True)
+    aimi = AimiResource(data_dir=str(data.root))
+    empty, files = inbox_fingerprint(data.inbox)
+    assert files == 0
+
+    def evaluate(cursor: str | None) -> dg.SensorResult | dg.SkipReason:
+        context = dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi})
+        result = inbox_sensor(context)
+        assert isinstance(result, dg.SensorResult | dg.SkipReason)
+        return result
+
+    assert isinstance(evaluate(empty), dg.SkipReason)
+    (data.inbox / "day1.jsonl").write_text("{}\n")
+    first = evaluate(empty)
+    assert isinstance(first, dg.SensorResult) and len(first.run_requests or []) == 1
+    assert isinstance(evaluate(first.cursor), dg.SkipReason)  # nothing new since
+    (data.inbox / "day1.jsonl").write_text("{}\n{}\n")  # replaced: new size
+    second = evaluate(first.cursor)
+    assert isinstance(second, dg.SensorResult) and second.cursor != first.cursor
+    assert second.run_requests and first.run_requests
+    assert second.run_requests[0].run_key != first.run_requests[0].run_key
+
+
+def test_the_build_clock_comes_from_as_of_then_aimi_as_of_then_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AIMI_AS_OF", "2026-01-01")
+    assert AimiResource().clock() == datetime(2026, 1, 1, tzinfo=UTC)
+    pinned = AimiResource(as_of="2025-06-30T12:00:00+02:00").clock()
+    assert pinned == datetime(2025, 6, 30, 10, tzinfo=UTC)
+    monkeypatch.delenv("AIMI_AS_OF")
+    before = datetime.now(UTC)
+    assert before <= AimiResource().clock() <= datetime.now(UTC)
+    monkeypatch.setenv("AIMI_AS_OF", "last tuesday")
+    with pytest.raises(ValueError, match="not an ISO 8601"):
+        AimiResource().clock()

@@ -13,9 +13,12 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from analytics.profiles import profile_tables
 from analytics.records import validate_record
-from analytics.render import render_served_signals
+from analytics.render import render_served_signals, served_signals
+from analytics.schema import ENTITIES, SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.signals import extract_units, signals_from_sources
+from analytics.trends import Clock
 from pipelines.publishing import publish_served
 from serving.app import create_app
 from serving.keys import KeyStore
@@ -100,12 +103,25 @@ def build_tables(records: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
     sources = sources_frame(validated, now=AS_OF)
     signals = signals_from_sources(sources, as_of=AS_OF)
     units = extract_units(signals).units
-    return {"signals": render_served_signals(signals, units), "units": units}
+    profiles = profile_tables(
+        signals=served_signals(signals, units),
+        signal_entities=SIGNAL_ENTITIES.to_frame(),
+        signal_themes=SIGNAL_THEMES.to_frame(),
+        entities=ENTITIES.to_frame(),
+        clock=Clock(AS_OF),
+    )
+    return {"signals": render_served_signals(signals, units), "units": units, **profiles}
 
 
 def publish(root: Path, tables: dict[str, pl.DataFrame]) -> str:
+    extra = {name: frame for name, frame in tables.items() if name not in ("signals", "units")}
     published = publish_served(
-        DataDir(root), tables["signals"], tables["units"], as_of=AS_OF, built_at=datetime.now(UTC)
+        DataDir(root),
+        tables["signals"],
+        tables["units"],
+        extra_tables=extra,
+        as_of=AS_OF,
+        built_at=datetime.now(UTC),
     )
     return published.snapshot.snapshot_id
 

@@ -110,7 +110,7 @@ def test_cursor_and_sort_must_match(fresh_client: TestClient) -> None:
         assert response.status_code == 400
         error = response.json()["error"]
         assert error["code"] == "invalid_parameters" and error["field"] == "cursor"
-        assert "keep sort the same" in error["message"]
+        assert "keep the endpoint and sort the same" in error["message"]
 
 
 def test_feed_survives_a_restart(fresh_root: Path, fresh_client: TestClient) -> None:

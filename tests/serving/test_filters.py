@@ -16,10 +16,12 @@ from fastapi.testclient import TestClient
 
 from analytics.entities import Alias, Entity
 from analytics.linking import Linker
+from analytics.profiles import profile_tables
 from analytics.records import validate_record
-from analytics.render import render_served_signals
+from analytics.render import render_served_signals, served_signals
 from analytics.schema import ENTITIES
 from analytics.signals import extract_units, signals_from_sources
+from analytics.trends import Clock
 from pipelines.defs.tag.assets import entities_frame
 from pipelines.publishing import publish_served
 from serving.app import create_app
@@ -83,11 +85,18 @@ def tagged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pl.DataFrame
         entities=entities,
         unit_entities=linker.link_units(units, signal_mentions=mentions),
     )
+    profiles = profile_tables(
+        signals=served_signals(signals, units),
+        signal_entities=mentions,
+        signal_themes=themes_for(signals),
+        entities=entities,
+        clock=Clock(AS_OF),
+    )
     publish_served(
         DataDir(root),
         rendered,
         units,
-        extra_tables={"entities": entities},
+        extra_tables={"entities": entities, **profiles},
         as_of=AS_OF,
         built_at=datetime.now(UTC),
     )

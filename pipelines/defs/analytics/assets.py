@@ -9,7 +9,16 @@ import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
-from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES, SIGNALS
+from analytics.profiles import (
+    entity_keys,
+    render_entity_profiles,
+    render_theme_profiles,
+    served_keys,
+    tag_mix,
+    theme_keys,
+)
+from analytics.render import served_signals
+from analytics.schema import ENTITIES, SIGNAL_ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
 from analytics.trends import (
     DIRECTION,
     KEY,
@@ -19,24 +28,11 @@ from analytics.trends import (
     trend_metrics,
     weekly_counts,
 )
+from pipelines.defs.decompose.assets import units
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource
 from warehouse.tables import read_table, write_table
-
-
-def entity_keys(mentions: pl.DataFrame) -> pl.DataFrame:
-    return mentions.select("signal_id", pl.col("entity_id").alias(KEY))
-
-
-def theme_keys(themes: pl.DataFrame) -> pl.DataFrame:
-    """One row per (signal, label); the 12 labels are unique across the two axes."""
-    return pl.concat(
-        [
-            themes.select("signal_id", pl.col(axis).alias(KEY)).explode(KEY).drop_nulls(KEY)
-            for axis in ("value_chain", "market_force")
-        ]
-    ).unique()
 
 
 def _materialize(
@@ -48,12 +44,17 @@ def _materialize(
     prefix: str,
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
-    signals = read_table(data, "signals", SIGNALS)
+    # Only served signals count, so every profile agrees with the cards /v1/signals serves.
+    signals = served_signals(read_table(data, "signals", SIGNALS), read_table(data, "units", UNITS))
+    keys = served_keys(keys, signals)
     clock = Clock(aimi.clock())
     metrics = trend_metrics(keys, signals, clock, kind=kind)
     write_table(data, f"{prefix}_trends", metrics)
     write_table(data, f"{prefix}_weekly_counts", weekly_counts(keys, signals, clock))
     write_table(data, f"{prefix}_cooccurrence", co_occurrence(keys))
+    if kind == "entity":
+        themes = read_table(data, "signal_themes", SIGNAL_THEMES)
+        write_table(data, "entity_tag_mix", tag_mix(keys, signals, themes))
     context.log.info("%s trends: %d keys, window ends %s", prefix, metrics.height, clock.window_end)
     labelled = metrics.filter(pl.col(DIRECTION).is_not_null())
     top = metrics.sort(SHARE_OF_VOICE, KEY, descending=[True, False]).head(15)
@@ -73,14 +74,15 @@ def _materialize(
 
 
 @dg.asset(
-    deps=[entity_mentions],
+    deps=[entity_mentions, signal_themes, units],
     group_name="analytics",
     description=(
         "Per entity: signal count, first/last seen, the 12-week trend (weekly counts, share of "
         "voice and its history, streak, momentum, acceleration, z-score, persistence, source "
         "diversity) and the labels of DESIGN §7 (direction, confidence by a binomial test with "
         "Benjamini–Hochberg, stability, scale, notability with its reasoning); also weekly "
-        "counts and co-occurrence tables."
+        "counts, co-occurrence and per-entity content-type and theme mix tables. Counts only "
+        "served signals (those with a verified central statement)."
     ),
     owners=["team:analytics"],
     kinds={"polars", "parquet"},
@@ -91,7 +93,7 @@ def entity_trends(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
 
 
 @dg.asset(
-    deps=[signal_themes],
+    deps=[signal_themes, units],
     group_name="analytics",
     description=(
         "Per theme label (both axes): the same trend metrics and labels as entities (no `New`, "
@@ -103,3 +105,60 @@ def entity_trends(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
 def theme_trends(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     themes = read_table(aimi.data(), "signal_themes", SIGNAL_THEMES)
     return _materialize(context, aimi, theme_keys(themes), kind="theme", prefix="theme")
+
+
+@dg.asset(
+    deps=[entity_trends],
+    group_name="analytics",
+    description=(
+        "Every registry and discovered entity as the API serves it: list form, full profile "
+        "with the top 25 related entities, and trending item, pre-rendered as JSON, with the "
+        "keys the list endpoint filters and sorts on and each trending mode's ranks."
+    ),
+    owners=["team:analytics"],
+    kinds={"polars", "parquet"},
+)
+def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    rendered = render_entity_profiles(
+        read_table(data, "entities", ENTITIES),
+        pl.read_parquet(data.table_path("entity_trends")),
+        pl.read_parquet(data.table_path("entity_tag_mix")),
+        pl.read_parquet(data.table_path("entity_cooccurrence")),
+        Clock(aimi.clock()),
+    )
+    write_table(data, "entity_profiles", rendered)
+    listed = rendered.filter(pl.col("reviewed") & (pl.col("signal_count") >= 2))
+    context.log.info("entity profiles: %d (%d in the default list)", rendered.height, listed.height)
+    top = rendered.sort("signal_count", "entity_id", descending=[True, False]).head(15)
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": rendered.height,
+            "default_list (reviewed, ≥ 2 signals)": listed.height,
+            "rising": int(rendered["rank_rising"].is_not_null().sum()),
+            "top_by_signals": dg.MetadataValue.md(
+                markdown_table(top.select("name", "type", "signal_count", "direction"))
+            ),
+        }
+    )
+
+
+@dg.asset(
+    deps=[theme_trends],
+    group_name="analytics",
+    description=(
+        "The 12 themes as the API serves them: list form and full form with related themes "
+        "from both axes, pre-rendered as JSON."
+    ),
+    owners=["team:analytics"],
+    kinds={"polars", "parquet"},
+)
+def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    rendered = render_theme_profiles(
+        pl.read_parquet(data.table_path("theme_trends")),
+        pl.read_parquet(data.table_path("theme_cooccurrence")),
+    )
+    write_table(data, "theme_profiles", rendered)
+    context.log.info("theme profiles: %d", rendered.height)
+    return dg.MaterializeResult(metadata={"dagster/row_count": rendered.height})

@@ -17,6 +17,7 @@ from analytics.schema import (
     UNIT_ENTITIES,
     UNITS,
 )
+from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
 from pipelines.defs.decompose.assets import units
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.metadata import markdown_table
@@ -26,11 +27,12 @@ from warehouse.tables import read_table
 
 
 @dg.asset(
-    deps=[units, entity_mentions, signal_themes],
+    deps=[units, entity_mentions, signal_themes, entity_profiles, theme_profiles],
     group_name="publish",
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
-        "details pre-rendered as JSON, units, and a manifest with row counts and checksums. "
+        "details, entity profiles and themes pre-rendered as JSON, units, and a manifest "
+        "with row counts and checksums. "
         "The CURRENT pointer switches atomically; a running API swaps to it within seconds."
     ),
     owners=["team:data-engineering"],
@@ -55,7 +57,11 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         data,
         rendered,
         served_units,
-        extra_tables={"entities": entities},
+        extra_tables={
+            "entities": entities,
+            "entity_profiles": pl.read_parquet(data.table_path("entity_profiles")),
+            "theme_profiles": pl.read_parquet(data.table_path("theme_profiles")),
+        },
         as_of=aimi.clock(),
         built_at=built_at,
         metadata={"signals_without_central_statement": signal_frame.height - rendered.height},

@@ -5,6 +5,7 @@
 import dagster as dg
 import orjson
 
+from analytics.profiles import RELATED_LIMIT, recount
 from pipelines.defs.publish.assets import snapshot
 from pipelines.resources import AimiResource
 from warehouse.snapshot import open_current
@@ -49,4 +50,54 @@ def served_signals_are_complete(aimi: AimiResource) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         passed=not problems,
         metadata={"problems": len(problems), "first": "; ".join(problems[:5])},
+    )
+
+
+def profile_recount_problems(cards: list[bytes], profiles: list[bytes]) -> list[str]:
+    """Where the entity profiles disagree with a recount over the served cards: every
+    ``signal_count``, and every ``related_entities`` list (the top 25 partners by signals in
+    common, then id)."""
+    counts, pairs = recount(orjson.loads(card) for card in cards)
+    partners: dict[str, list[tuple[int, str]]] = {}
+    for (a, b), count in pairs.items():
+        partners.setdefault(a, []).append((-count, b))
+        partners.setdefault(b, []).append((-count, a))
+    problems: list[str] = []
+    for raw in profiles:
+        profile = orjson.loads(raw)
+        entity_id = profile["entity_id"]
+        if profile["signal_count"] != counts.get(entity_id, 0):
+            problems.append(
+                f"{entity_id}: signal_count {profile['signal_count']}, cards say "
+                f"{counts.get(entity_id, 0)}"
+            )
+        expected = sorted(partners.get(entity_id, []))[:RELATED_LIMIT]
+        served = [(-r["co_occurrence_count"], r["entity_id"]) for r in profile["related_entities"]]
+        if served != expected:
+            problems.append(f"{entity_id}: related_entities differ from the cards' recount")
+    return problems
+
+
+@dg.asset_check(
+    asset=snapshot,
+    description=(
+        "Entity profiles agree with a recount over the served signal cards: every "
+        "`signal_count` and every `related_entities` list with its `co_occurrence_count`s."
+    ),
+)
+def profiles_agree_with_cards(aimi: AimiResource) -> dg.AssetCheckResult:
+    opened = open_current(aimi.data(), verify=False)
+    if opened is None:
+        return dg.AssetCheckResult(passed=False, metadata={"reason": "no snapshot"})
+    cards = opened.read_table("signals")["card_json"].to_list()
+    profiles = opened.read_table("entity_profiles")["profile_json"].to_list()
+    problems = profile_recount_problems(cards, profiles)
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={
+            "entities": len(profiles),
+            "cards": len(cards),
+            "problems": len(problems),
+            "first": "; ".join(problems[:5]),
+        },
     )

@@ -1,0 +1,1 @@
+"""When the asset graph runs by itself: the daily schedule and the inbox sensor."""
