@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import polars as pl
 
-from analytics.schema import SERVED_SIGNALS
+from analytics.schema import SEARCH_UNITS, SERVED_SIGNALS
 
 CENTRAL_ROLES = ("thesis", "synopsis")
 
@@ -131,3 +131,64 @@ def render_served_signals(
     return pl.DataFrame(rows, schema=SERVED_SIGNALS, orient="row").sort(
         ["published_at", "signal_id"], descending=True
     )
+
+
+def render_search_units(
+    served: pl.DataFrame,
+    signals: pl.DataFrame,
+    units: pl.DataFrame,
+    unit_entities: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """SEARCH_UNITS rows for the units of the served signals (``served``: the snapshot's signal
+    table, in served order), each unit in its signal's order. ``unit_json`` is the unit exactly
+    as in the signal detail; ``citation_json`` is ``{signal_id, title, url, domain,
+    published_at}``."""
+    in_unit: dict[str, list[str]] = {}
+    if unit_entities is not None:
+        for unit_id, entity_id in unit_entities.sort("unit_id", "entity_id").iter_rows():
+            in_unit.setdefault(unit_id, []).append(entity_id)
+    url_of = dict(signals.select("signal_id", "url").iter_rows())
+    order = {signal_id: i for i, signal_id in enumerate(served["signal_id"].to_list())}
+    meta = {
+        row["signal_id"]: row
+        for row in served.select(
+            "signal_id",
+            "title",
+            "domain",
+            "published_at",
+            "content_type",
+            "value_chain",
+            "market_force",
+        ).iter_rows(named=True)
+    }
+    chosen = units.filter(pl.col("signal_id").is_in(list(order)))
+    chosen = chosen.with_columns(
+        pl.col("signal_id").replace_strict(order, return_dtype=pl.Int64).alias("_order")
+    ).sort("_order", "position")
+    rows: list[dict[str, Any]] = []
+    for unit in chosen.iter_rows(named=True):
+        sig = meta[unit["signal_id"]]
+        # as render_served_signals does: unit-level mentions when given, else the unit's own
+        entity_ids = in_unit.get(unit["unit_id"], []) if in_unit else list(unit["entities"] or [])
+        citation = {
+            "signal_id": unit["signal_id"],
+            "title": sig["title"],
+            "url": url_of.get(unit["signal_id"]),
+            "domain": sig["domain"],
+            "published_at": iso_utc(sig["published_at"]),
+        }
+        rows.append(
+            {
+                "unit_id": unit["unit_id"],
+                "signal_id": unit["signal_id"],
+                "role": unit["role"],
+                "content_type": sig["content_type"],
+                "published_at": sig["published_at"],
+                "entity_ids": entity_ids,
+                "themes": [*(sig["value_chain"] or []), *(sig["market_force"] or [])],
+                "text": unit["text"],
+                "unit_json": orjson.dumps(unit_object({**unit, "entities": entity_ids})),
+                "citation_json": orjson.dumps(citation),
+            }
+        )
+    return pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row")

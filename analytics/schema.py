@@ -190,6 +190,26 @@ SERVED_SIGNALS = _schema(
     }
 )
 
+# One MiniLM vector per unit id (unit ids change with their text), embedded once and kept.
+UNIT_EMBEDDINGS = _schema({"unit_id": pl.String, "vector": pl.Array(pl.Float32, 384)})
+
+# The snapshot's search rows: one per served unit, row i ↔ vector i ↔ lexical doc i. Filter
+# fields, and the unit and citation JSON exactly as a search hit carries them.
+SEARCH_UNITS = _schema(
+    {
+        "unit_id": pl.String,
+        "signal_id": pl.String,
+        "role": pl.String,
+        "content_type": pl.String,
+        "published_at": UTC_TIME,
+        "entity_ids": pl.List(pl.String),  # unit-level mentions: the unit text names them
+        "themes": pl.List(pl.String),  # the signal's labels, both axes
+        "text": pl.String,
+        "unit_json": pl.Binary,
+        "citation_json": pl.Binary,
+    }
+)
+
 # The snapshot's entity table (DESIGN §10): per entity, the keys the list endpoint filters and
 # sorts on, and the pre-rendered JSON of its list form, its full profile and its trending item.
 ENTITY_PROFILES = _schema(

@@ -20,6 +20,7 @@ from pipelines.defs.publish.checks import (
     served_signals_are_complete,
     snapshot_verifies,
 )
+from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
@@ -33,6 +34,7 @@ ASSETS = [
     theme_trends,
     entity_profiles,
     theme_profiles,
+    unit_embeddings,
     snapshot,
 ]
 CHECKS = [

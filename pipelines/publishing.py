@@ -9,16 +9,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from analytics.changes import assign_change_seqs
 from analytics.schema import CHANGE_STATE
 from warehouse.locks import publish_lock
 from warehouse.paths import DataDir
+from warehouse.search_index import build_search_files
 from warehouse.snapshot import OpenedSnapshot, publish_snapshot
 from warehouse.tables import read_table, refresh_catalog, write_table
+
+
+@dataclass(frozen=True)
+class SearchInput:
+    """The snapshot's search rows (SEARCH_UNITS) and their vectors, row for row."""
+
+    units: pl.DataFrame
+    vectors: npt.NDArray[np.float32]
+
+    def write(self, folder: Path) -> dict[str, Any]:
+        return {"search": build_search_files(folder, self.units, self.vectors)}
+
+    @classmethod
+    def from_embeddings(cls, units: pl.DataFrame, embeddings: pl.DataFrame) -> SearchInput:
+        """Align the UNIT_EMBEDDINGS rows to ``units``; every unit must have its vector."""
+        joined = units.select("unit_id").join(embeddings, on="unit_id", how="left")
+        missing = joined["vector"].null_count()
+        if missing:
+            raise ValueError(
+                f"{missing} search units have no embedding; materialize unit_embeddings"
+            )
+        vectors = joined["vector"].to_numpy().astype(np.float32).reshape(units.height, -1)
+        return cls(units, vectors)
 
 
 @dataclass(frozen=True)
@@ -37,6 +64,7 @@ def publish_served(
     built_at: datetime,
     extra_tables: Mapping[str, pl.DataFrame] | None = None,
     metadata: Mapping[str, Any] | None = None,
+    search: SearchInput | None = None,
 ) -> Published:
     """Give new and changed signals their ``change_seq``, save the numbering, publish.
 
@@ -48,12 +76,18 @@ def publish_served(
             rendered, read_table(data, "change_state", CHANGE_STATE), now=built_at
         )
         write_table(data, "change_state", sequenced.state)
+        tables = {"signals": sequenced.served, "units": units, **(extra_tables or {})}
+        writer = None
+        if search is not None:
+            tables["search_units"] = search.units
+            writer = search.write
         opened = publish_snapshot(
             data,
-            {"signals": sequenced.served, "units": units, **(extra_tables or {})},
+            tables,
             as_of=as_of,
             built_at=built_at,
             metadata={**(metadata or {}), "changed_signals": sequenced.changed},
+            write_files=writer,
         )
         refresh_catalog(data)
     return Published(opened, sequenced.served, sequenced.changed)

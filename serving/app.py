@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from serving.errors import add_exception_handlers
 from serving.keys import KeyStore
+from serving.query_embedder import QueryEmbedder
 from serving.routers import v1_router
 from serving.settings import API_VERSION, Settings, get_settings
 from serving.store import SnapshotStore
@@ -27,11 +28,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     data_dir = DataDir.from_env(settings.data_dir)
     store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
+    query_embedder = QueryEmbedder()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Verifying checksums reads every table: keep that off the event loop.
         await to_thread.run_sync(store.start)
+        query_embedder.warm()
         try:
             yield
         finally:
@@ -45,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.query_embedder = query_embedder
     app.state.keys = KeyStore(data_dir.keys_file)
     add_exception_handlers(app)
     app.include_router(v1_router())

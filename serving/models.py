@@ -249,6 +249,33 @@ class ThemeList(BaseModel):
     themes: list[Theme]
 
 
+class Citation(BaseModel):
+    signal_id: str
+    title: str | None
+    url: str | None
+    domain: str | None
+    published_at: datetime | None
+
+
+class SearchHit(BaseModel):
+    """A search result (spec §2.4): the unit exactly as in its signal's detail."""
+
+    unit: Unit
+    citation: Citation
+    relevance_score: float = Field(
+        description="Fused reciprocal-rank score (q) or cosine similarity (similar_to), times "
+        "the recency factor when recency_boost > 0. Higher is more relevant; no fixed floor."
+    )
+
+
+class SearchResults(BaseModel):
+    results: list[SearchHit]
+    query: str | SkipJsonSchema[None] = Field(default=None, description="Echoed when q is used.")
+    similar_to: str | SkipJsonSchema[None] = Field(
+        default=None, description="Echoed when similar_to is used."
+    )
+
+
 class SnapshotInfo(BaseModel):
     id: str
     as_of: datetime

@@ -24,13 +24,14 @@ from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
 from serving.catalog import EntityCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
+from serving.search import SearchIndex
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
 
 log = logging.getLogger("aimi.serving")
 
 SIGNALS_TABLE = "signals"
-PROFILE_TABLES = ("entity_profiles", "theme_profiles")
+REQUIRED_TABLES = ("entity_profiles", "theme_profiles", "search_units")
 # How long a client should wait before asking again while no snapshot is loaded: a first build
 # takes tens of seconds, and the poller picks up the publish within a couple of seconds of that.
 RETRY_AFTER_SECONDS = 30
@@ -89,13 +90,14 @@ class LoadedSnapshot:
     rows_by_seq: Int64Array  # the rows in that order
     entities: EntityCatalog
     themes: ThemeCatalog
+    search: SearchIndex
 
     @classmethod
     def from_opened(cls, opened: OpenedSnapshot) -> LoadedSnapshot:
         """Read the served tables of an already verified snapshot; ``SnapshotError`` when
         they are not what this server can serve."""
         absent = [
-            name for name in (SIGNALS_TABLE, *PROFILE_TABLES) if name not in opened.manifest.tables
+            name for name in (SIGNALS_TABLE, *REQUIRED_TABLES) if name not in opened.manifest.tables
         ]
         if absent:
             raise SnapshotError(f"snapshot {opened.snapshot_id} lacks the tables {absent}")
@@ -151,6 +153,7 @@ class LoadedSnapshot:
             rows_by_seq=rows_by_seq,
             entities=EntityCatalog.from_frame(opened.read_table("entity_profiles")),
             themes=ThemeCatalog.from_frame(opened.read_table("theme_profiles")),
+            search=SearchIndex(opened, opened.manifest.as_of),
         )
 
     def __len__(self) -> int:

@@ -9,7 +9,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +42,12 @@ class TableEntry:
 
 
 @dataclass(frozen=True)
+class FileEntry:
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Manifest:
     snapshot_id: str
     as_of: datetime
@@ -49,6 +55,7 @@ class Manifest:
     format_version: int
     tables: dict[str, TableEntry]
     metadata: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, FileEntry] = field(default_factory=dict)  # index files, by relative path
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +65,7 @@ class Manifest:
             "format_version": self.format_version,
             "tables": {name: vars(entry) for name, entry in self.tables.items()},
             "row_counts": {name: entry.rows for name, entry in self.tables.items()},
+            "files": {name: vars(entry) for name, entry in sorted(self.files.items())},
             "metadata": self.metadata,
         }
 
@@ -71,6 +79,9 @@ class Manifest:
                 format_version=int(raw["format_version"]),
                 tables={name: TableEntry(**entry) for name, entry in raw["tables"].items()},
                 metadata=dict(raw.get("metadata") or {}),
+                files={
+                    name: FileEntry(**entry) for name, entry in (raw.get("files") or {}).items()
+                },
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SnapshotError(f"manifest is malformed: {exc!r}") from None
@@ -121,10 +132,13 @@ def publish_snapshot(
     built_at: datetime | None = None,
     metadata: Mapping[str, Any] | None = None,
     keep: int = KEEP_SNAPSHOTS,
+    write_files: Callable[[Path], Mapping[str, Any]] | None = None,
 ) -> OpenedSnapshot:
     """Write a new snapshot folder, verify it, then switch the ``CURRENT`` pointer to it.
 
-    The folder is written under a temporary name and renamed whole; the pointer is replaced
+    ``write_files`` may add files (indexes) to the folder before it is sealed; every one of
+    them gets a checksum in the manifest, and what it returns is added to the metadata. The
+    folder is written under a temporary name and renamed whole; the pointer is replaced
     atomically. Older snapshots beyond ``keep`` are removed (never the current one).
     """
     built_at = (built_at or datetime.now(UTC)).astimezone(UTC)
@@ -138,13 +152,21 @@ def publish_snapshot(
             atomic_write_parquet(frame, staging / file)
             path = staging / file
             entries[name] = TableEntry(file, frame.height, path.stat().st_size, file_sha256(path))
+        extra_metadata = dict(write_files(staging)) if write_files is not None else {}
+        table_files = {entry.file for entry in entries.values()}
+        files = {
+            str(path.relative_to(staging)): FileEntry(path.stat().st_size, file_sha256(path))
+            for path in sorted(staging.rglob("*"))
+            if path.is_file() and str(path.relative_to(staging)) not in table_files
+        }
         manifest = Manifest(
             snapshot_id=_snapshot_id(as_of, built_at, entries),
             as_of=as_of,
             built_at=built_at,
             format_version=FORMAT_VERSION,
             tables=entries,
-            metadata=dict(metadata or {}),
+            metadata={**(metadata or {}), **extra_metadata},
+            files=files,
         )
         (staging / MANIFEST).write_text(json.dumps(manifest.to_json(), indent=2) + "\n")
         final = data_dir.snapshots / manifest.snapshot_id
@@ -202,6 +224,14 @@ def open_snapshot(path: Path, *, verify: bool = True) -> OpenedSnapshot:
                 raise SnapshotError(
                     f"snapshot {manifest.snapshot_id}: {entry.file} has {rows} rows, "
                     f"manifest says {entry.rows}"
+                )
+        for name, file_entry in manifest.files.items():
+            file = path / name
+            if not file.is_file():
+                raise SnapshotError(f"snapshot {manifest.snapshot_id}: file {name} is missing")
+            if file.stat().st_size != file_entry.bytes or file_sha256(file) != file_entry.sha256:
+                raise SnapshotError(
+                    f"snapshot {manifest.snapshot_id}: {name} does not match its checksum"
                 )
     return OpenedSnapshot(path, manifest)
 

@@ -29,6 +29,7 @@ TABLE_NAMES = (
     "signal_entities",
     "unit_entities",
     "signal_themes",
+    "unit_embeddings",
     "entity_trends",
     "entity_weekly_counts",
     "entity_cooccurrence",

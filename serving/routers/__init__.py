@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from serving.routers import entities, health, signals, themes
+from serving.routers import entities, health, search, signals, themes
 
 API_PREFIX = "/v1"
 
@@ -12,6 +12,12 @@ API_PREFIX = "/v1"
 def v1_router() -> APIRouter:
     """Every resource router mounted under ``/v1``."""
     router = APIRouter(prefix=API_PREFIX)
-    for resource in (health.router, signals.router, entities.router, themes.router):
+    for resource in (
+        health.router,
+        search.router,
+        signals.router,
+        entities.router,
+        themes.router,
+    ):
         router.include_router(resource)
     return router

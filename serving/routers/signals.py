@@ -29,6 +29,28 @@ router = APIRouter(tags=["signals"])
 # d = days, w = weeks, m = 30-day months (spec §4.2); four digits keep the start in range.
 WINDOW_PATTERN = r"^[1-9][0-9]{0,3}[dwm]$"
 _WINDOW = re.compile(WINDOW_PATTERN)
+
+# The filters /v1/signals and /v1/search share, declared once.
+EntityFilter = Annotated[
+    str | None,
+    Query(
+        max_length=500,
+        description="Public entity ID or exact display name (any case, aliases too); a family "
+        "covers its members. Unknown → 404.",
+    ),
+]
+ThemeFilter = Annotated[
+    str | None,
+    Query(max_length=200, description="One of the 12 canonical theme labels. Unknown → 404."),
+]
+WindowFilter = Annotated[
+    str | None,
+    Query(
+        pattern=WINDOW_PATTERN,
+        description="Relative lower bound from the snapshot's as_of: d = days, w = weeks, "
+        "m = 30-day months (e.g. 7d, 2w, 1m). Not together with published_after.",
+    ),
+]
 _WINDOW_DAYS = {"d": 1, "w": 7, "m": 30}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MICROSECOND = timedelta(microseconds=1)
@@ -95,7 +117,7 @@ def window_start(window: str, as_of: datetime) -> datetime:
     return _utc(as_of) - timedelta(days=count * _WINDOW_DAYS[unit])
 
 
-def _published_bounds(
+def published_bounds(
     published_after: datetime | None,
     published_before: datetime | None,
     window: str | None,
@@ -144,18 +166,8 @@ def _published_bounds(
 async def list_signals(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
-    entity: Annotated[
-        str | None,
-        Query(
-            max_length=500,
-            description="Public entity ID or exact display name (any case, aliases too); a "
-            "family covers its members. Unknown → 404.",
-        ),
-    ] = None,
-    theme: Annotated[
-        str | None,
-        Query(max_length=200, description="One of the 12 canonical theme labels. Unknown → 404."),
-    ] = None,
+    entity: EntityFilter = None,
+    theme: ThemeFilter = None,
     keyword: Annotated[
         str | None,
         Query(
@@ -167,14 +179,7 @@ async def list_signals(
     content_type: Annotated[ContentType | None, Query()] = None,
     published_after: Annotated[IsoDateTime | None, Query()] = None,
     published_before: Annotated[IsoDateTime | None, Query()] = None,
-    window: Annotated[
-        str | None,
-        Query(
-            pattern=WINDOW_PATTERN,
-            description="Relative lower bound: d = days, w = weeks, m = 30-day months "
-            "(e.g. 7d, 2w, 1m). Not together with published_after.",
-        ),
-    ] = None,
+    window: WindowFilter = None,
     sort: Annotated[
         Literal["published", "changed"],
         Query(description="`published`: newest first. `changed`: the change feed."),
@@ -187,7 +192,7 @@ async def list_signals(
     ] = None,
 ) -> Response:
     filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=keyword)
-    lower, upper = _published_bounds(published_after, published_before, window, snapshot.as_of)
+    lower, upper = published_bounds(published_after, published_before, window, snapshot.as_of)
     if sort == "changed":
         after_seq = None if cursor is None else decode_changed(cursor).change_seq
         query = SignalQuery(

@@ -28,10 +28,11 @@ def test_definitions_load_with_every_stage() -> None:
         "theme_trends",
         "entity_profiles",
         "theme_profiles",
+        "unit_embeddings",
         "snapshot",
     }
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
-    assert groups == {"ingest", "decompose", "tag", "analytics", "publish"}
+    assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish"}
     for key in keys:
         assert repo.asset_graph.get(dg.AssetKey(key)).description
 

@@ -15,14 +15,15 @@ from pydantic import SecretStr
 
 from analytics.profiles import profile_tables
 from analytics.records import validate_record
-from analytics.render import render_served_signals, served_signals
+from analytics.render import render_search_units, render_served_signals, served_signals
 from analytics.schema import ENTITIES, SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.signals import extract_units, signals_from_sources
 from analytics.trends import Clock
-from pipelines.publishing import publish_served
+from pipelines.publishing import SearchInput, publish_served
 from serving.app import create_app
 from serving.keys import KeyStore
 from serving.settings import Settings
+from warehouse.embeddings import load_minilm
 from warehouse.ingest import sources_frame
 from warehouse.paths import DataDir
 
@@ -110,11 +111,23 @@ def build_tables(records: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
         entities=ENTITIES.to_frame(),
         clock=Clock(AS_OF),
     )
-    return {"signals": render_served_signals(signals, units), "units": units, **profiles}
+    rendered = render_served_signals(signals, units)
+    return {
+        "signals": rendered,
+        "units": units,
+        "search_units": render_search_units(rendered, signals, units),
+        **profiles,
+    }
+
+
+def search_input(search_units: pl.DataFrame) -> SearchInput:
+    """The search rows with their MiniLM vectors (the model is loaded once per session)."""
+    return SearchInput(search_units, load_minilm()(search_units["text"].to_list()))
 
 
 def publish(root: Path, tables: dict[str, pl.DataFrame]) -> str:
-    extra = {name: frame for name, frame in tables.items() if name not in ("signals", "units")}
+    special = ("signals", "units", "search_units")
+    extra = {name: frame for name, frame in tables.items() if name not in special}
     published = publish_served(
         DataDir(root),
         tables["signals"],
@@ -122,6 +135,7 @@ def publish(root: Path, tables: dict[str, pl.DataFrame]) -> str:
         extra_tables=extra,
         as_of=AS_OF,
         built_at=datetime.now(UTC),
+        search=search_input(tables["search_units"]),
     )
     return published.snapshot.snapshot_id
 

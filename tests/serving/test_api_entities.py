@@ -290,3 +290,20 @@ def test_theme_detail_errors(api: TestClient) -> None:
     detail = error(api.get("/v1/themes/market_force/C%26I"), 404)
     assert "market_force/C&I" in detail["message"]
     assert api.get("/v1/themes/supply/Data").status_code == 422
+
+
+def test_search_over_the_demo_snapshot(api: TestClient, table: pl.DataFrame) -> None:
+    """The pipeline-built snapshot answers search: the entity filter keeps units naming the
+    entity, and similar_to stays on topic."""
+    cerebras = table.filter(pl.col("name") == "Cerebras")["entity_id"].item()
+    response = api.get(
+        "/v1/search", params={"q": "wafer-scale inference chips", "entity": "Cerebras"}
+    )
+    assert response.status_code == 200, response.text
+    hits = response.json()["results"]
+    assert len(hits) == 10
+    assert all(cerebras in hit["unit"]["entities"] for hit in hits)
+    first = hits[0]["unit"]["id"]
+    similar = api.get("/v1/search", params={"similar_to": first, "limit": 5}).json()["results"]
+    assert len(similar) == 5 and first not in {hit["unit"]["id"] for hit in similar}
+    assert similar[0]["relevance_score"] > 0.5

@@ -18,14 +18,14 @@ from analytics.entities import Alias, Entity
 from analytics.linking import Linker
 from analytics.profiles import profile_tables
 from analytics.records import validate_record
-from analytics.render import render_served_signals, served_signals
+from analytics.render import render_search_units, render_served_signals, served_signals
 from analytics.schema import ENTITIES
 from analytics.signals import extract_units, signals_from_sources
 from analytics.trends import Clock
 from pipelines.defs.tag.assets import entities_frame
 from pipelines.publishing import publish_served
 from serving.app import create_app
-from tests.serving.conftest import AS_OF, DEV_KEY, RECORDS, make_settings
+from tests.serving.conftest import AS_OF, DEV_KEY, RECORDS, make_settings, search_input
 from warehouse.ingest import sources_frame
 from warehouse.paths import DataDir
 
@@ -77,13 +77,14 @@ def tagged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pl.DataFrame
     mentions = linker.link_signals(signals)
     entities = entities_frame(REGISTRY)
     assert entities.schema == ENTITIES
+    unit_mentions = linker.link_units(units, signal_mentions=mentions)
     rendered = render_served_signals(
         signals,
         units,
         themes=themes_for(signals),
         signal_entities=mentions,
         entities=entities,
-        unit_entities=linker.link_units(units, signal_mentions=mentions),
+        unit_entities=unit_mentions,
     )
     profiles = profile_tables(
         signals=served_signals(signals, units),
@@ -97,6 +98,7 @@ def tagged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pl.DataFrame
         rendered,
         units,
         extra_tables={"entities": entities, **profiles},
+        search=search_input(render_search_units(rendered, signals, units, unit_mentions)),
         as_of=AS_OF,
         built_at=datetime.now(UTC),
     )

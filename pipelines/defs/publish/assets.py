@@ -8,30 +8,33 @@ import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
-from analytics.render import render_served_signals
+from analytics.render import render_search_units, render_served_signals
 from analytics.schema import (
     ENTITIES,
     SIGNAL_ENTITIES,
     SIGNAL_THEMES,
     SIGNALS,
+    UNIT_EMBEDDINGS,
     UNIT_ENTITIES,
     UNITS,
 )
 from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
 from pipelines.defs.decompose.assets import units
+from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.metadata import markdown_table
-from pipelines.publishing import publish_served
+from pipelines.publishing import SearchInput, publish_served
 from pipelines.resources import AimiResource
 from warehouse.tables import read_table
 
 
 @dg.asset(
-    deps=[units, entity_mentions, signal_themes, entity_profiles, theme_profiles],
+    deps=[units, entity_mentions, signal_themes, entity_profiles, theme_profiles, unit_embeddings],
     group_name="publish",
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
-        "details, entity profiles and themes pre-rendered as JSON, units, and a manifest "
+        "details, entity profiles and themes pre-rendered as JSON, units, the search indexes "
+        "(FAISS over the unit vectors, tantivy BM25 over their text), and a manifest "
         "with row counts and checksums. "
         "The CURRENT pointer switches atomically; a running API swaps to it within seconds."
     ),
@@ -43,15 +46,20 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     signal_frame = read_table(data, "signals", SIGNALS)
     unit_frame = read_table(data, "units", UNITS)
     entities = read_table(data, "entities", ENTITIES)
+    unit_entities = read_table(data, "unit_entities", UNIT_ENTITIES)
     rendered = render_served_signals(
         signal_frame,
         unit_frame,
         themes=read_table(data, "signal_themes", SIGNAL_THEMES),
         signal_entities=read_table(data, "signal_entities", SIGNAL_ENTITIES),
         entities=entities,
-        unit_entities=read_table(data, "unit_entities", UNIT_ENTITIES),
+        unit_entities=unit_entities,
     )
     served_units = unit_frame.join(rendered.select("signal_id"), on="signal_id", how="semi")
+    search = SearchInput.from_embeddings(
+        render_search_units(rendered, signal_frame, served_units, unit_entities),
+        read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
+    )
     built_at = datetime.now(UTC)
     published = publish_served(
         data,
@@ -65,6 +73,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         as_of=aimi.clock(),
         built_at=built_at,
         metadata={"signals_without_central_statement": signal_frame.height - rendered.height},
+        search=search,
     )
     opened, served = published.snapshot, published.served
     context.log.info(

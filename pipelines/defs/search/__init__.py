@@ -1,0 +1,1 @@
+"""Stage 5: search: unit embeddings (the indexes are built into each snapshot)."""

@@ -1,0 +1,340 @@
+"""The search executor (DESIGN §8): filter-first lexical (tantivy BM25) and dense (FAISS or exact
+inner product) legs, reciprocal-rank fusion, recency boost and a per-signal diversity cap.
+
+Filters are applied inside both legs before ranking: the lexical leg adds them as clauses of
+its boolean query, the dense leg scores only allowed rows (exactly, when they are few or the
+index is flat; through FAISS with an ID selector and a proportionally wider probe otherwise).
+A leg that filled its depth may hold more: when the fused, capped list comes out short, the
+depth doubles until the list is full or both legs are exhausted, so a selective filter never
+returns fewer hits than exist.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from analytics.embedding import FloatMatrix
+from warehouse.search_index import (
+    CONTENT_TYPE,
+    ENTITY,
+    IVF_FILE,
+    LEXICAL_DIR,
+    PUBLISHED,
+    ROLE,
+    ROW,
+    TEXT,
+    THEME,
+    VECTORS_FILE,
+)
+from warehouse.snapshot import OpenedSnapshot, SnapshotError
+
+RRF_K = 60
+MIN_DEPTH = 100
+# Below this many allowed rows the dense leg scores them exactly instead of asking FAISS.
+EXACT_MAX_ROWS = 20_000
+RECENCY_HALF_LIFE_DAYS = 30.0
+_US_PER_DAY = 86_400 * 1_000_000
+_QUERY_SYNTAX = re.compile(r"[^\w]+")
+
+BoolArray = npt.NDArray[np.bool_]
+Int64Array = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    role: str | None = None
+    content_type: str | None = None
+    theme: str | None = None
+    entity_ids: frozenset[str] | None = None  # any of them (an entity and its family)
+    published_from_us: int | None = None  # inclusive
+    published_before_us: int | None = None  # exclusive
+    exclude_row: int | None = None  # similar_to: the unit itself
+
+    def any(self) -> bool:
+        return any(
+            value is not None
+            for value in (
+                self.role,
+                self.content_type,
+                self.theme,
+                self.entity_ids,
+                self.published_from_us,
+                self.published_before_us,
+                self.exclude_row,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    row: int
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """``query_vector`` is the embedded query (hybrid) or the stored vector of ``similar_row``
+    (similar_to); ``query_text`` drives the lexical leg and is None for similar_to."""
+
+    query_vector: FloatMatrix
+    query_text: str | None
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    limit: int = 10
+    diversity_cap: int = 2
+    recency_boost: float = 0.0
+    legs: tuple[str, ...] = ("lexical", "dense")  # for evaluation: one leg alone
+
+
+def lexical_terms(text: str) -> str:
+    """The query as plain lower-case words: no query-language syntax reaches tantivy, so a
+    user's ``role:claim`` or ``AND`` is text, not an operator."""
+    return _QUERY_SYNTAX.sub(" ", text).lower().strip()
+
+
+class SearchIndex:
+    """A snapshot's search rows, vectors (memory-mapped) and lexical index."""
+
+    def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
+        import faiss
+        import tantivy
+
+        frame = opened.read_table("search_units")
+        self.size = frame.height
+        self.unit_ids: list[str] = frame["unit_id"].to_list()
+        self.row_of = {unit_id: row for row, unit_id in enumerate(self.unit_ids)}
+        signal_ids = frame["signal_id"].to_list()
+        codes: dict[str, int] = {}
+        self.signal_code = np.asarray(
+            [codes.setdefault(s, len(codes)) for s in signal_ids], dtype=np.int64
+        )
+        self.roles = frame["role"].to_numpy().astype(np.str_)
+        self.content_types = frame["content_type"].to_numpy().astype(np.str_)
+        self.published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
+        self.theme_rows = _rows_by_member(frame["themes"].to_list())
+        self.entity_rows = _rows_by_member(frame["entity_ids"].to_list())
+        self.unit_json: list[bytes] = frame["unit_json"].to_list()
+        self.citation_json: list[bytes] = frame["citation_json"].to_list()
+        self.as_of_us = int(as_of.timestamp() * 1_000_000)
+        vectors = np.load(opened.path / VECTORS_FILE, mmap_mode="r")
+        if vectors.shape[0] != self.size:
+            raise SnapshotError(
+                f"snapshot {opened.snapshot_id}: {vectors.shape[0]} vectors for {self.size} units"
+            )
+        self.vectors: npt.NDArray[np.float32] = vectors
+        params: dict[str, Any] = opened.manifest.metadata.get("search", {})
+        self.params = params
+        self.ivf: Any = None
+        if (opened.path / IVF_FILE).is_file():
+            self.ivf = faiss.read_index(str(opened.path / IVF_FILE), faiss.IO_FLAG_MMAP)
+            self.nprobe = int(params.get("nprobe", 24))
+            self.ivf.nprobe = self.nprobe
+        self.exact_max_rows = EXACT_MAX_ROWS
+        self.lexical = tantivy.Index.open(str(opened.path / LEXICAL_DIR))
+        self.searcher = self.lexical.searcher()
+        self.schema = self.lexical.schema
+
+    # -- filters ---------------------------------------------------------------------------
+
+    def mask(self, filters: SearchFilters) -> BoolArray | None:
+        """Allowed rows, or None when nothing is filtered."""
+        if not filters.any():
+            return None
+        mask = np.ones(self.size, dtype=bool)
+        if filters.role is not None:
+            mask &= self.roles == filters.role
+        if filters.content_type is not None:
+            mask &= self.content_types == filters.content_type
+        if filters.theme is not None:
+            mask &= self._rows_mask([filters.theme], self.theme_rows)
+        if filters.entity_ids is not None:
+            mask &= self._rows_mask(filters.entity_ids, self.entity_rows)
+        if filters.published_from_us is not None:
+            mask &= self.published_us >= filters.published_from_us
+        if filters.published_before_us is not None:
+            mask &= self.published_us < filters.published_before_us
+        if filters.exclude_row is not None:
+            mask[filters.exclude_row] = False
+        return mask
+
+    def _rows_mask(self, values: Iterable[str], rows_of: dict[str, Int64Array]) -> BoolArray:
+        mask = np.zeros(self.size, dtype=bool)
+        for value in values:
+            if value in rows_of:
+                mask[rows_of[value]] = True
+        return mask
+
+    def _lexical_query(self, text: str, filters: SearchFilters) -> Any:
+        import tantivy
+
+        must = [self.lexical.parse_query(text, [TEXT])]
+        schema = self.schema
+
+        def term(name: str, value: str) -> Any:
+            return tantivy.Query.term_query(schema, name, value, index_option="basic")
+
+        if filters.role is not None:
+            must.append(term(ROLE, filters.role))
+        if filters.content_type is not None:
+            must.append(term(CONTENT_TYPE, filters.content_type))
+        if filters.theme is not None:
+            must.append(term(THEME, filters.theme))
+        if filters.entity_ids is not None:
+            must.append(tantivy.Query.term_set_query(schema, ENTITY, sorted(filters.entity_ids)))
+        if filters.published_from_us is not None or filters.published_before_us is not None:
+            must.append(
+                tantivy.Query.range_query(
+                    schema,
+                    PUBLISHED,
+                    tantivy.FieldType.Integer,
+                    filters.published_from_us,
+                    filters.published_before_us,
+                    include_upper=filters.published_before_us is None,
+                )
+            )
+        clauses = [(tantivy.Occur.Must, q) for q in must]
+        if filters.exclude_row is not None:  # only similar_to excludes, and it has no text leg
+            raise ValueError("the lexical leg does not exclude rows")
+        return tantivy.Query.boolean_query(clauses)
+
+    # -- legs ------------------------------------------------------------------------------
+
+    def lexical_leg(self, text: str, filters: SearchFilters, depth: int) -> list[int]:
+        """Rows in BM25 order, at most ``depth``; empty when the text has no words."""
+        terms = lexical_terms(text)
+        if not terms:
+            return []
+        result = self.searcher.search(self._lexical_query(terms, filters), depth, count=False)
+        addresses = [address for _score, address in result.hits]
+        if not addresses:
+            return []
+        values = self.searcher.fast_field_values(ROW, addresses)
+        return [row for row in values if isinstance(row, int)]
+
+    def dense_leg(
+        self, vector: FloatMatrix, mask: BoolArray | None, depth: int
+    ) -> tuple[list[int], list[float]]:
+        """Rows by inner product (cosine), at most ``depth``, with their similarities."""
+        query = np.ascontiguousarray(vector, dtype=np.float32).reshape(1, -1)
+        allowed = self.size if mask is None else int(mask.sum())
+        if allowed == 0:
+            return [], []
+        if self.ivf is None or allowed <= self.exact_max_rows:
+            rows = np.arange(self.size) if mask is None else np.flatnonzero(mask)
+            scores = self.vectors[rows] @ query[0] if mask is not None else self.vectors @ query[0]
+            take = min(depth, len(rows))
+            top = (
+                np.argpartition(-scores, take - 1)[:take]
+                if take < len(rows)
+                else np.arange(len(rows))
+            )
+            # score desc, then row asc: a total order, so equal scores never reorder
+            order = top[np.lexsort((rows[top], -scores[top]))]
+            return rows[order].tolist(), scores[order].astype(np.float64).tolist()
+        return self._ivf_search(query, mask, allowed, depth)
+
+    def _ivf_search(
+        self, query: FloatMatrix, mask: BoolArray | None, allowed: int, depth: int
+    ) -> tuple[list[int], list[float]]:
+        import faiss
+
+        if mask is None:
+            scores, ids = self.ivf.search(query, depth)
+        else:
+            # A filter leaves fewer candidates per list: probe proportionally more lists.
+            nprobe = min(self.ivf.nlist, math.ceil(self.nprobe * self.size / allowed))
+            bitmap = np.packbits(mask, bitorder="little")
+            selector = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
+            params = faiss.SearchParametersIVF()
+            params.sel = selector
+            params.nprobe = nprobe
+            scores, ids = self.ivf.search(query, depth, params=params)
+        keep = ids[0] >= 0
+        return ids[0][keep].tolist(), scores[0][keep].astype(np.float64).tolist()
+
+    # -- fusion ----------------------------------------------------------------------------
+
+    def search(self, request: SearchRequest) -> list[Hit]:
+        """The best ``limit`` hits: fused (hybrid) or cosine (similar_to), boosted, capped."""
+        mask = self.mask(request.filters)
+        allowed = self.size if mask is None else int(mask.sum())
+        depth = max(MIN_DEPTH, 2 * request.limit)
+        while True:
+            scores: dict[int, float] = {}
+            exhausted = True
+            if request.query_text is None:  # similar_to: cosine of stored vectors
+                rows, sims = self.dense_leg(request.query_vector, mask, depth)
+                scores = dict(zip(rows, sims, strict=True))
+                exhausted = len(rows) < depth
+            else:
+                legs: list[list[int]] = []
+                if "lexical" in request.legs:
+                    legs.append(self.lexical_leg(request.query_text, request.filters, depth))
+                if "dense" in request.legs:
+                    legs.append(self.dense_leg(request.query_vector, mask, depth)[0])
+                for ranked in legs:
+                    exhausted &= len(ranked) < depth
+                    for rank, row in enumerate(ranked, start=1):
+                        scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
+            hits = self._finish(scores, request)
+            if len(hits) >= request.limit or exhausted or depth >= allowed:
+                return hits
+            depth *= 4
+
+    def _finish(self, scores: dict[int, float], request: SearchRequest) -> list[Hit]:
+        if not scores:
+            return []
+        rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
+        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+        boost = request.recency_boost
+        if boost > 0:
+            age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
+            values = values * (1.0 - boost + boost * np.exp2(-age_days / RECENCY_HALF_LIFE_DAYS))
+        # score desc; ties by unit id asc (rows are not ordered by id, ids are stable)
+        ids = np.asarray([self.unit_ids[r] for r in rows])
+        order = np.lexsort((ids, -values))
+        per_signal: dict[int, int] = {}
+        hits: list[Hit] = []
+        for i in order:
+            row = int(rows[i])
+            signal = int(self.signal_code[row])
+            if per_signal.get(signal, 0) >= request.diversity_cap:
+                continue
+            per_signal[signal] = per_signal.get(signal, 0) + 1
+            hits.append(Hit(row, float(values[i])))
+            if len(hits) == request.limit:
+                break
+        return hits
+
+    def render(self, hits: list[Hit]) -> list[bytes]:
+        return [
+            b"".join(
+                (
+                    b'{"unit":',
+                    self.unit_json[hit.row],
+                    b',"citation":',
+                    self.citation_json[hit.row],
+                    b',"relevance_score":',
+                    orjson.dumps(hit.score),
+                    b"}",
+                )
+            )
+            for hit in hits
+        ]
+
+
+def _rows_by_member(lists: list[list[str] | None]) -> dict[str, Int64Array]:
+    """For list-valued columns: each value → the rows holding it, ascending."""
+    rows: dict[str, list[int]] = {}
+    for row, values in enumerate(lists):
+        for value in set(values or []):
+            rows.setdefault(value, []).append(row)
+    return {value: np.asarray(found, dtype=np.int64) for value, found in rows.items()}

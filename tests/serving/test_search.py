@@ -1,0 +1,223 @@
+"""``GET /v1/search`` over a small real snapshot (units linked to a registry, fixed themes, MiniLM
+vectors): filters inside both legs, RRF, diversity, recency, similar_to, and the 400/404/422
+rules (spec §4.2, §8; DESIGN §8, §9)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from fastapi.testclient import TestClient
+
+from serving.app import create_app
+from serving.models import SearchResults
+from serving.search import RRF_K, SearchFilters, SearchIndex, SearchRequest
+from tests.serving.conftest import AS_OF, DEV_KEY, make_settings
+from tests.serving.test_filters import GROUP, REGISTRY, tagged  # noqa: F401  (fixture)
+from warehouse.paths import DataDir
+from warehouse.snapshot import open_current
+
+QUERY = "funding round for new data centers"
+
+
+@pytest.fixture(scope="module")
+def api(tagged: tuple[Path, pl.DataFrame]) -> Iterator[TestClient]:  # noqa: F811
+    with TestClient(create_app(make_settings(tagged[0])), headers={"X-API-Key": DEV_KEY}) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def index(tagged: tuple[Path, pl.DataFrame]) -> SearchIndex:  # noqa: F811
+    opened = open_current(DataDir(tagged[0]))
+    assert opened is not None
+    return SearchIndex(opened, AS_OF)
+
+
+@pytest.fixture(scope="module")
+def units(tagged: tuple[Path, pl.DataFrame]) -> pl.DataFrame:  # noqa: F811
+    opened = open_current(DataDir(tagged[0]))
+    assert opened is not None
+    return opened.read_table("search_units").with_row_index("row")
+
+
+def search(api: TestClient, **params: Any) -> list[dict[str, Any]]:
+    response = api.get("/v1/search", params=params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    SearchResults.model_validate(body)
+    results: list[dict[str, Any]] = body["results"]
+    return results
+
+
+def test_hits_carry_the_detail_unit_and_a_full_citation(api: TestClient) -> None:
+    response = api.get("/v1/search", params={"q": QUERY, "limit": 5})
+    body = response.json()
+    assert body["query"] == QUERY and "similar_to" not in body
+    assert len(body["results"]) == 5
+    for hit in body["results"]:
+        detail = api.get(f"/v1/signals/{hit['citation']['signal_id']}").json()
+        assert hit["unit"] in detail["units"]  # the same object as in the signal detail
+        citation = hit["citation"]
+        for field in ("title", "url", "domain", "published_at"):
+            assert citation[field] == detail[field]
+    scores = [hit["relevance_score"] for hit in body["results"]]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] <= 2 / (RRF_K + 1)
+
+
+def test_fused_scores_are_rrf_of_both_legs(index: SearchIndex) -> None:
+    from serving.query_embedder import QueryEmbedder
+
+    vector = QueryEmbedder()([QUERY])[0]
+    filters = SearchFilters()
+    lexical = index.lexical_leg(QUERY, filters, 100)
+    dense, _ = index.dense_leg(vector, None, 100)
+    assert lexical and dense
+    expected: dict[int, float] = {}
+    for ranked in (lexical, dense):
+        for rank, row in enumerate(ranked, start=1):
+            expected[row] = expected.get(row, 0.0) + 1 / (RRF_K + rank)
+    hits = index.search(
+        SearchRequest(query_vector=vector, query_text=QUERY, limit=10, diversity_cap=100)
+    )
+    best = sorted(expected.items(), key=lambda item: (-item[1], index.unit_ids[item[0]]))[:10]
+    assert [h.row for h in hits] == [row for row, _ in best]
+    assert [h.score for h in hits] == pytest.approx([score for _, score in best])
+    only_lexical = index.search(
+        SearchRequest(
+            query_vector=vector, query_text=QUERY, limit=5, diversity_cap=100, legs=("lexical",)
+        )
+    )
+    assert [h.row for h in only_lexical] == lexical[:5]
+
+
+@pytest.mark.parametrize(
+    ("params", "keep"),
+    [
+        ({"role": "claim"}, lambda u: u["role"] == "claim"),
+        ({"content_type": "analysis"}, lambda u: u["content_type"] == "analysis"),
+        ({"theme": "Capital & Investment"}, lambda u: "Capital & Investment" in u["themes"]),
+        ({"entity": "Texas"}, lambda u: "ent:/texas00000" in u["entity_ids"]),
+        (
+            {"entity": "cobalt group"},  # the family: the group and its member
+            lambda u: bool({GROUP.entity_id, "ent:/cobaltcmp0"} & set(u["entity_ids"])),
+        ),
+        (
+            {"published_after": "2026-03-20", "published_before": "2026-04-05"},
+            lambda u: "2026-03-20" <= u["published_at"].date().isoformat() < "2026-04-05",
+        ),
+        ({"window": "2w"}, lambda u: (AS_OF - u["published_at"]).days < 14),
+    ],
+)
+def test_each_filter_holds_and_never_drops_a_unit_that_exists(
+    api: TestClient, units: pl.DataFrame, params: dict[str, str], keep: Any
+) -> None:
+    allowed = {u["unit_id"] for u in units.iter_rows(named=True) if keep(u)}
+    assert 0 < len(allowed) < units.height
+    hits = search(api, q=QUERY, limit=100, diversity_cap=100, **params)
+    # filter first: every allowed unit is a dense candidate, so all of them come back
+    assert {h["unit"]["id"] for h in hits} == allowed
+    similar = search(api, similar_to=units["unit_id"][0], limit=100, diversity_cap=100, **params)
+    assert {h["unit"]["id"] for h in similar} == allowed - {units["unit_id"][0]}
+
+
+def test_filters_combine(api: TestClient, units: pl.DataFrame) -> None:
+    allowed = units.filter(
+        (pl.col("role") == "claim") & pl.col("themes").list.contains("Infrastructure")
+    )
+    hits = search(api, q=QUERY, role="claim", theme="Infrastructure", limit=100, diversity_cap=9)
+    assert {h["unit"]["id"] for h in hits} == set(allowed["unit_id"])
+
+
+def test_diversity_cap_limits_units_per_signal(api: TestClient) -> None:
+    for cap in (1, 2, 3):
+        hits = search(api, q=QUERY, limit=20, diversity_cap=cap)
+        per_signal = Counter(h["citation"]["signal_id"] for h in hits)
+        assert max(per_signal.values()) <= cap
+        assert len(hits) == 20 or min(per_signal.values()) == cap
+    assert len(search(api, q=QUERY, limit=100, diversity_cap=1)) == 20  # 20 signals
+
+
+def test_recency_boost_scales_scores_by_age(api: TestClient) -> None:
+    plain = {h["unit"]["id"]: h for h in search(api, q=QUERY, limit=100, diversity_cap=100)}
+    boosted = search(api, q=QUERY, limit=100, diversity_cap=100, recency_boost=1)
+    assert len(boosted) == len(plain)
+    for hit in boosted:
+        age = (AS_OF - pl.Series([hit["citation"]["published_at"]]).str.to_datetime()[0]).days
+        factor = hit["relevance_score"] / plain[hit["unit"]["id"]]["relevance_score"]
+        assert factor == pytest.approx(2 ** (-age / 30), rel=0.05)
+    newest_first = [h["citation"]["published_at"] for h in boosted[:5]]
+    assert max(newest_first) == max(h["citation"]["published_at"] for h in boosted)
+    half = search(api, q=QUERY, limit=100, diversity_cap=100, recency_boost=0.5)
+    assert {h["unit"]["id"] for h in half} == set(plain)  # a boost never excludes
+
+
+def test_similar_to_ranks_by_cosine_and_excludes_the_unit(
+    api: TestClient, index: SearchIndex
+) -> None:
+    unit_id = index.unit_ids[3]
+    body = api.get("/v1/search", params={"similar_to": unit_id, "limit": 8}).json()
+    assert body["similar_to"] == unit_id and "query" not in body
+    ids = [h["unit"]["id"] for h in body["results"]]
+    assert unit_id not in ids and len(ids) == 8
+    own = np.asarray(index.vectors[3])
+    for hit in body["results"]:
+        row = index.row_of[hit["unit"]["id"]]
+        assert hit["relevance_score"] == pytest.approx(float(index.vectors[row] @ own), abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "field"),
+    [
+        ({}, 400, "q"),
+        ({"q": "chips", "similar_to": "u_x"}, 400, "similar_to"),
+        ({"q": "   "}, 400, "q"),
+        ({"q": "chips", "window": "2w", "published_after": "2026-01-01"}, 400, "window"),
+        (
+            {"q": "chips", "published_after": "2026-05-01", "published_before": "2026-01-01"},
+            400,
+            "published_after",
+        ),
+        ({"similar_to": "u_doesnotexist"}, 404, "similar_to"),
+        ({"q": "chips", "entity": "Nobody Inc"}, 404, "entity"),
+        ({"q": "chips", "theme": "C&I"}, 404, "theme"),
+    ],
+)
+def test_parameter_errors(api: TestClient, params: dict[str, str], status: int, field: str) -> None:
+    response = api.get("/v1/search", params=params)
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert error["field"] == field and error["status"] == status
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "x" * 2001},
+        {"q": ""},
+        {"q": "chips", "limit": 0},
+        {"q": "chips", "limit": 101},
+        {"q": "chips", "diversity_cap": 0},
+        {"q": "chips", "diversity_cap": 101},
+        {"q": "chips", "recency_boost": 1.5},
+        {"q": "chips", "recency_boost": -0.1},
+        {"q": "chips", "role": "opinion"},
+        {"q": "chips", "content_type": "essay"},
+        {"q": "chips", "window": "3y"},
+    ],
+)
+def test_range_and_enum_violations_are_422(api: TestClient, params: dict[str, Any]) -> None:
+    response = api.get("/v1/search", params=params)
+    assert response.status_code == 422, response.text
+    assert "detail" in response.json()
+
+
+def test_defaults_and_query_syntax_is_plain_text(api: TestClient) -> None:
+    assert len(search(api, q=QUERY)) == 10  # default limit
+    assert len(search(api, q="role:claim AND (funding")) > 0  # no parser error, no 500
+    assert len(search(api, q="?!")) > 0  # no words: the dense leg still answers

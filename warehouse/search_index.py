@@ -1,0 +1,120 @@
+"""The search indexes a snapshot carries (DESIGN §8, §10): unit vectors for FAISS and a tantivy
+BM25 index, both over the same unit rows, written into the snapshot folder before it is sealed.
+
+Row ``i`` of ``search_units`` (the snapshot table) is vector ``i`` of ``vectors.npy`` and the
+document whose ``row`` fast field is ``i``. The dense index is chosen by size: exact inner
+product over the memory-mapped vectors below ``IVF_MIN_UNITS`` rows, an IVF index above it
+(parameters in the manifest's ``search`` metadata). Vectors have unit length, so inner product
+is cosine similarity.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from analytics.embedding import EMBEDDING_DIM
+
+VECTORS_FILE = "vectors.npy"
+IVF_FILE = "ivf.faiss"
+LEXICAL_DIR = "lexical"
+IVF_MIN_UNITS = 50_000
+IVF_NPROBE = 24
+TOKENIZER = "en_stem"
+# What the lexical index stores per unit (besides its text): the filter fields.
+ROW, TEXT, ROLE, CONTENT_TYPE, PUBLISHED, ENTITY, THEME = (
+    "row",
+    "text",
+    "role",
+    "content_type",
+    "published",
+    "entity",
+    "theme",
+)
+
+
+def lexical_schema() -> Any:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_unsigned_field(ROW, stored=False, indexed=False, fast=True)
+    builder.add_text_field(TEXT, stored=False, tokenizer_name=TOKENIZER)
+    for name in (ROLE, CONTENT_TYPE, ENTITY, THEME):
+        builder.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field(PUBLISHED, stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def ivf_lists(n: int) -> int:
+    """IVF list count for ``n`` vectors: about 4·√n, a power-of-two-free integer in 64…16384."""
+    return max(64, min(16_384, int(4 * math.sqrt(n))))
+
+
+def build_search_files(
+    folder: Path,
+    units: pl.DataFrame,
+    vectors: npt.NDArray[np.float32],
+    *,
+    ivf_min_units: int = IVF_MIN_UNITS,
+) -> dict[str, Any]:
+    """Write ``vectors.npy``, ``ivf.faiss`` (large corpora only) and the ``lexical/`` index for
+    the rows of ``units`` (columns ``text``, ``role``, ``content_type``, ``published_at``,
+    ``entity_ids``, ``themes``); returns the parameters for the manifest."""
+    if vectors.shape != (units.height, EMBEDDING_DIM):
+        raise ValueError(f"{vectors.shape[0]} vectors for {units.height} units")
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    np.save(folder / VECTORS_FILE, vectors)
+    params: dict[str, Any] = {"units": units.height, "dim": EMBEDDING_DIM, "metric": "cosine"}
+    if units.height >= ivf_min_units:
+        params |= _write_ivf(folder / IVF_FILE, vectors)
+    else:
+        params |= {"dense": "flat"}
+    _write_lexical(folder / LEXICAL_DIR, units)
+    params["lexical"] = {"engine": "tantivy", "tokenizer": TOKENIZER, "scoring": "BM25"}
+    return params
+
+
+def _write_ivf(path: Path, vectors: npt.NDArray[np.float32]) -> dict[str, Any]:
+    import faiss
+
+    n = vectors.shape[0]
+    nlist = ivf_lists(n)
+    quantizer = faiss.IndexFlatIP(EMBEDDING_DIM)
+    index = faiss.IndexIVFFlat(quantizer, EMBEDDING_DIM, nlist, faiss.METRIC_INNER_PRODUCT)
+    # k-means on a sample is as good as on everything for this purpose and far cheaper
+    sample_size = min(n, 64 * nlist)
+    sample = vectors[np.random.default_rng(0).choice(n, size=sample_size, replace=False)]
+    index.train(sample)
+    index.add(vectors)
+    faiss.write_index(index, str(path))
+    return {"dense": "ivf_flat", "nlist": nlist, "nprobe": IVF_NPROBE, "trained_on": sample_size}
+
+
+def _write_lexical(path: Path, units: pl.DataFrame) -> None:
+    import tantivy
+
+    path.mkdir()
+    index = tantivy.Index(lexical_schema(), path=str(path), reuse=False)
+    writer = index.writer(heap_size=256_000_000, num_threads=1)
+    published = units["published_at"].dt.epoch("us").to_list()
+    for row, (text, role, content_type, entity_ids, themes) in enumerate(
+        units.select("text", "role", "content_type", "entity_ids", "themes").iter_rows()
+    ):
+        doc = tantivy.Document()
+        doc.add_unsigned(ROW, row)
+        doc.add_text(TEXT, text)
+        doc.add_text(ROLE, role)
+        doc.add_text(CONTENT_TYPE, content_type)
+        doc.add_integer(PUBLISHED, int(published[row]))
+        for entity_id in entity_ids or []:
+            doc.add_text(ENTITY, entity_id)
+        for theme in themes or []:
+            doc.add_text(THEME, theme)
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
