@@ -7,18 +7,25 @@ functions serve both, with ``kind`` deciding the few entity-only rules (``New``,
 Numerics: every threshold that the design states as a ratio is decided in integers, and every
 float sort key is rounded to 12 significant digits first, so that values which are equal in exact
 arithmetic never reorder on float64 rounding noise. Served floats stay plain float64.
+
+Speed (bench/analytics, docs/benchmarks.md): strings are touched only at the edges. Keys become
+dense integer codes in key order (so integer order is output order), each mention is matched to
+its signal once per run of equal signal ids, distinct (signal, key) pairs are one sort of packed
+int64 codes, and everything per key (counts, weeks, first/last seen, domains) is ``bincount`` or
+``ufunc.at`` over those codes. Co-occurrence counts packed pair codes with one sort. The binomial
+test is vectorized (``binom_test_p_values``) and gives scipy's floats exactly.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy.stats import binomtest, false_discovery_control
+from scipy.stats import binom, false_discovery_control
 
 from analytics.schema import UTC_TIME
 
@@ -88,7 +95,9 @@ THEME_POINTS = 2
 _WEEK = timedelta(days=7)
 _WEEK_US = 7 * 86_400 * 1_000_000
 _IntMatrix = npt.NDArray[np.int64]
+_IntArray = npt.NDArray[np.int64]
 _FloatArray = npt.NDArray[np.float64]
+_BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -138,25 +147,15 @@ def _known_signals(signals: pl.DataFrame, clock: Clock) -> pl.DataFrame:
 
 def _in_window(frame: pl.DataFrame, clock: Clock) -> pl.DataFrame:
     """Rows inside the window, with the week index 0 (W-11) … 11 (W0)."""
-    return frame.filter(
-        (pl.col(PUBLISHED_AT) >= clock.window_start) & (pl.col(PUBLISHED_AT) < clock.window_end)
-    ).with_columns(
-        week=((pl.col(PUBLISHED_AT) - clock.window_start).dt.total_microseconds() // _WEEK_US)
-    )
+    return frame.filter(_window_filter(clock)).with_columns(week=_week_index(clock))
 
 
-def _mentions(mentions: pl.DataFrame, signals: pl.DataFrame, clock: Clock) -> pl.DataFrame:
-    """Distinct (signal, key) pairs of signals published up to ``as_of``, with time and domain.
+def _window_filter(clock: Clock) -> pl.Expr:
+    return (pl.col(PUBLISHED_AT) >= clock.window_start) & (pl.col(PUBLISHED_AT) < clock.window_end)
 
-    Mentions of signals absent from ``signals`` are dropped.
-    """
-    known = _known_signals(signals, clock)
-    columns = [SIGNAL_ID, PUBLISHED_AT] + ([DOMAIN] if DOMAIN in known.columns else [])
-    return (
-        mentions.select(SIGNAL_ID, KEY)
-        .unique()
-        .join(known.select(columns), on=SIGNAL_ID, how="inner")
-    )
+
+def _week_index(clock: Clock) -> pl.Expr:
+    return (pl.col(PUBLISHED_AT) - clock.window_start).dt.total_microseconds() // _WEEK_US
 
 
 def _week_frame(clock: Clock) -> pl.DataFrame:
@@ -164,6 +163,128 @@ def _week_frame(clock: Clock) -> pl.DataFrame:
         {"week": list(range(WEEKS)), WEEK_START: clock.week_starts},
         schema={"week": pl.Int64, WEEK_START: UTC_TIME},
     )
+
+
+def _distinct_sorted(values: _IntArray) -> _IntArray:
+    """The distinct values in ascending order (``np.unique`` without its overheads). Sorts
+    ``values`` in place: callers pass a temporary."""
+    values.sort()
+    distinct: _IntArray = values[_heads(values)]
+    return distinct
+
+
+def _dense_codes(values: pl.Series) -> tuple[pl.Series, _IntArray]:
+    """The distinct values of a null-free column in Polars sort order, and each value's index
+    into them, so that integer order is value order."""
+    distinct = values.unique().sort()
+    if values.dtype == pl.String:
+        codes = values.cast(pl.Enum(distinct)).to_physical()
+    else:
+        lookup = distinct.to_frame("value").with_row_index("code")
+        codes = (
+            values.to_frame("value")
+            .join(lookup, on="value", how="left", maintain_order="left")
+            .get_column("code")
+        )
+    return distinct, codes.cast(pl.Int64).to_numpy()
+
+
+class _SignalTable(NamedTuple):
+    """The signals published up to ``as_of``, one row each, as integer columns."""
+
+    ids: pl.DataFrame  # (signal_id, row)
+    published: _IntArray  # physical ``published_at`` (its own time unit)
+    week: _IntArray  # 0 (W-11) … 11 (W0), -1 outside the window
+    domain: _IntArray  # a code per distinct domain in the window; -1 outside, null or absent
+    domains: int  # how many distinct domains
+    time_dtype: pl.DataType
+
+
+def _signal_table(signals: pl.DataFrame, clock: Clock) -> _SignalTable:
+    known = _known_signals(signals, clock)
+    columns = known.select(
+        pl.col(PUBLISHED_AT).to_physical().cast(pl.Int64).alias("published"),
+        pl.when(_window_filter(clock)).then(_week_index(clock)).otherwise(-1).alias("week"),
+    )
+    week: _IntArray = columns["week"].cast(pl.Int64).to_numpy()
+    # Domains only matter inside the window (source diversity).
+    domain: _IntArray = np.full(known.height, -1, dtype=np.int64)
+    domains = 0
+    if DOMAIN in known.columns:
+        wanted = known[DOMAIN].is_not_null().to_numpy() & (week >= 0)
+        distinct, codes = _dense_codes(known[DOMAIN].filter(pl.Series(wanted)))
+        domain[wanted] = codes
+        domains = distinct.len()
+    return _SignalTable(
+        ids=known.select(
+            pl.col(SIGNAL_ID), pl.int_range(known.height, dtype=pl.Int64).alias("row")
+        ),
+        published=columns["published"].to_numpy(),
+        week=week,
+        domain=domain,
+        domains=domains,
+        time_dtype=known.schema[PUBLISHED_AT],
+    )
+
+
+class _Pairs(NamedTuple):
+    """Distinct (signal, key) pairs as integer codes: ``key`` indexes ``keys`` (sorted, so code
+    order is key order) and ``row`` indexes the signal table."""
+
+    keys: pl.Series
+    key: _IntArray
+    row: _IntArray
+
+
+def _runs(ids: pl.Series) -> tuple[pl.Series, _IntArray]:
+    """Runs of equal consecutive ids: their values and lengths. Mentions usually arrive grouped
+    by signal (~5 per signal), so looking up one id per run instead of one per row saves most
+    of the string hashing; any order is still correct, only slower."""
+    runs = ids.rle()
+    lengths: _IntArray = runs.struct.field("len").cast(pl.Int64).to_numpy()
+    return runs.struct.field("value").alias(SIGNAL_ID), lengths
+
+
+def _compact(keys: pl.Series, key: _IntArray) -> tuple[pl.Series, _IntArray]:
+    """Drop the keys no code refers to any more, renumbering the codes (order is kept)."""
+    used = np.bincount(key, minlength=keys.len()) > 0
+    if used.all():
+        return keys, key
+    renumbered = np.cumsum(used) - 1
+    return keys.filter(pl.Series(used)), renumbered[key]
+
+
+def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
+    """Mentions of known signals, distinct per (signal, key); null keys and signals unknown to
+    ``signals`` (or published after ``as_of``) are dropped."""
+    frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
+    values, lengths = _runs(frame[SIGNAL_ID])
+    found = values.to_frame().with_row_index("run").join(table.ids, on=SIGNAL_ID, how="inner")
+    run = found["run"].cast(pl.Int64).to_numpy()
+    if np.bincount(run, minlength=values.len()).max(initial=0) <= 1:
+        run_row = np.full(values.len(), -1, dtype=np.int64)
+        run_row[run] = found["row"].to_numpy()
+        row = np.repeat(run_row, lengths)
+        known = row >= 0
+        keys, key = _dense_codes(frame[KEY])
+        keys, key = _compact(keys, key[known])
+        row = row[known]
+    else:  # a signal_id twice in ``signals``: each of its rows counts, as a join gives
+        joined = frame.join(table.ids, on=SIGNAL_ID, how="inner")
+        keys, key = _dense_codes(joined[KEY])
+        row = joined["row"].to_numpy()
+    bits = _code_bits(keys.len())
+    code = _distinct_sorted((row << bits) | key)
+    return _Pairs(keys=keys, key=code & ((1 << bits) - 1), row=code >> bits)
+
+
+def _week_counts(pairs: _Pairs, table: _SignalTable) -> _IntMatrix:
+    """``c(w)`` as a (keys × 12) matrix, oldest week first."""
+    week = table.week[pairs.row]
+    inside = week >= 0
+    cells = pairs.key[inside] * WEEKS + week[inside]
+    counts: _IntMatrix = np.bincount(cells, minlength=pairs.keys.len() * WEEKS).reshape(-1, WEEKS)
+    return counts
 
 
 def weekly_totals(signals: pl.DataFrame, clock: Clock) -> pl.DataFrame:
@@ -188,29 +309,30 @@ def weekly_counts(mentions: pl.DataFrame, signals: pl.DataFrame, clock: Clock) -
     """``c(w)``: distinct signals per key per window week, dense over the 12 weeks.
 
     ``mentions`` needs (signal_id, key) (other columns are ignored; time comes from
-    ``signals``). Every key with a signal up to ``as_of`` gets 12 rows, even when all its
-    signals fall outside the window. Returns (key, week_start, count) sorted by key, week.
+    ``signals``; rows with a null key are ignored). Every key with a signal up to ``as_of``
+    gets 12 rows, even when all its signals fall outside the window. Returns (key, week_start,
+    count) sorted by key, week.
     """
-    pairs = _mentions(mentions, signals, clock)
-    keys = pairs.select(KEY).unique()
-    counted = (
-        _in_window(pairs, clock).group_by(KEY, "week").agg(pl.len().cast(pl.Int64).alias(COUNT))
-    )
-    return (
-        keys.join(_week_frame(clock), how="cross")
-        .join(counted, on=[KEY, "week"], how="left")
-        .select(KEY, WEEK_START, pl.col(COUNT).fill_null(0))
-        .sort(KEY, WEEK_START)
+    table = _signal_table(signals, clock)
+    pairs = _pairs(mentions, table)
+    counts = _week_counts(pairs, table)
+    n = pairs.keys.len()
+    return pl.DataFrame(
+        {
+            KEY: pairs.keys.gather(np.repeat(np.arange(n), WEEKS)),
+            WEEK_START: _week_frame(clock)[WEEK_START].gather(np.tile(np.arange(WEEKS), n)),
+            COUNT: pl.Series(counts.ravel(), dtype=pl.Int64),
+        }
     )
 
 
-def _streaks(counts: _IntMatrix) -> npt.NDArray[np.int64]:
+def _streaks(counts: _IntMatrix) -> _IntArray:
     """Consecutive weeks ending at W0 with c(w) > c(w-1), compared inside the window (0–11)."""
     growth = counts[:, 1:] > counts[:, :-1]  # column j: week j+1 grew over week j
     # Walking back from W0, the streak ends at the first non-growth week.
     broken = ~growth[:, ::-1]
     first_break = np.where(broken.any(axis=1), broken.argmax(axis=1), growth.shape[1])
-    result: npt.NDArray[np.int64] = first_break.astype(np.int64)
+    result: _IntArray = first_break.astype(np.int64)
     return result
 
 
@@ -228,60 +350,138 @@ def _z_scores(counts: _IntMatrix) -> _FloatArray:
     return z
 
 
-def _wow(now: _IntMatrix, before: _IntMatrix) -> _FloatArray:
-    return (now - before) / np.maximum(before, 1)
+def _wow(now: _IntArray, before: _IntArray) -> _FloatArray:
+    wow: _FloatArray = (now - before) / np.maximum(before, 1)
+    return wow
 
 
-def _p_values(k1: list[int], k2: list[int], n1: list[int], n2: list[int]) -> list[float]:
+def _binary_search(
+    sign: float, target: _FloatArray, lo: _FloatArray, hi: _FloatArray, n: _IntArray, p: _FloatArray
+) -> _FloatArray:
+    """scipy's ``_binary_search_for_binom_tst`` run on many cases at once: per case, the ``i``
+    in ``lo…hi`` with ``a(i) ≤ target < a(i+1)`` for ``a(x) = sign · pmf(x)``, visiting the same
+    midpoints in the same order as scipy so the answer is the same integer."""
+    lo, hi = lo.copy(), hi.copy()
+    found = np.full(len(lo), np.nan)
+    active = np.flatnonzero(lo < hi)
+    while len(active):
+        mid = lo[active] + (hi[active] - lo[active]) // 2
+        value = sign * binom.pmf(mid, n[active], p[active])
+        below, above = value < target[active], value > target[active]
+        hit = ~below & ~above  # equal (or NaN, which scipy also returns at once)
+        lo[active[below]] = mid[below] + 1
+        hi[active[above]] = mid[above] - 1
+        found[active[hit]] = mid[hit]
+        active = active[~hit]
+        active = active[lo[active] < hi[active]]
+    ended = np.isnan(found)
+    last = lo[ended]
+    at_last = sign * binom.pmf(last, n[ended], p[ended])
+    found[ended] = np.where(at_last <= target[ended], last, last - 1)
+    return found
+
+
+def binom_test_p_values(
+    k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Two-sided exact binomial test p-values, vectorized: element by element the same float as
+    ``scipy.stats.binomtest(k, n, p).pvalue`` (scipy's rule: the p-value sums the pmf of every
+    outcome no more likely than ``k``, within a relative 1e-7, found by the same binary search
+    over the far side of the mode).
+
+    ``k``, ``n`` (≥ 1, ``k ≤ n``) and ``p`` (in [0, 1]) broadcast together; inputs are not
+    validated beyond that.
+    """
+    k_arr, n_arr, p_arr = np.broadcast_arrays(
+        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p, dtype=float)
+    )
+    k_arr, n_arr, p_arr = k_arr.ravel(), n_arr.ravel(), p_arr.ravel()
+    shape = np.broadcast_shapes(np.shape(k), np.shape(n), np.shape(p))
+    rerr = 1 + 1e-7
+    d = binom.pmf(k_arr, n_arr, p_arr)
+    mean = p_arr * n_arr
+    pvalue = np.ones(len(k_arr))
+    # k below the mean: the far side is ceil(pn)…n, where the pmf decreases.
+    low = np.flatnonzero(k_arr < mean)
+    if len(low):
+        kl, nl, pr = k_arr[low], n_arr[low], p_arr[low]
+        ix = _binary_search(-1.0, -d[low] * rerr, np.ceil(mean[low]), nl.astype(float), nl, pr)
+        y = nl - ix + (d[low] * rerr == binom.pmf(ix, nl, pr))
+        pvalue[low] = binom.cdf(kl, nl, pr) + binom.sf(nl - y, nl, pr)
+    # k above the mean: the far side is 0…floor(pn), where the pmf increases.
+    high = np.flatnonzero(k_arr > mean)
+    if len(high):
+        kh, nh, ph = k_arr[high], n_arr[high], p_arr[high]
+        ix = _binary_search(1.0, d[high] * rerr, np.zeros(len(high)), np.floor(mean[high]), nh, ph)
+        y = ix + 1
+        pvalue[high] = binom.cdf(y - 1, nh, ph) + binom.sf(kh - 1, nh, ph)
+    result: npt.NDArray[np.float64] = np.minimum(pvalue, 1.0).reshape(shape)
+    return result
+
+
+def _p_values(k1: _IntArray, k2: _IntArray, n1: int, n2: int) -> _FloatArray:
     """Two-sided conditional binomial test of two Poisson rates, one raw p-value per key.
 
     With no mentions in either period, or no signals at all in one period, there is nothing to
     compare and the p-value is 1 (the key still counts in the Benjamini–Hochberg family).
+    Computed once per distinct (k1, k2): ``n1`` and ``n2`` are the same for every key.
     """
-    cache: dict[tuple[int, int, int, int], float] = {}
-    out: list[float] = []
-    for a, b, x, y in zip(k1, k2, n1, n2, strict=True):
-        case = (a, b, x, y)
-        if case not in cache:
-            if a + b == 0 or x == 0 or y == 0:
-                cache[case] = 1.0
-            else:
-                cache[case] = float(binomtest(a, a + b, x / (x + y)).pvalue)
-        out.append(cache[case])
+    out: _FloatArray = np.ones(len(k1))
+    testable = (k1 + k2 > 0) if n1 and n2 else np.zeros(len(k1), dtype=np.bool_)
+    if not testable.any():
+        return out
+    a, b = k1[testable], k2[testable]
+    width = int(b.max()) + 1
+    case = a * width + b
+    distinct = _distinct_sorted(case.copy())
+    where = np.searchsorted(distinct, case)
+    ka, kb = distinct // width, distinct % width
+    out[testable] = binom_test_p_values(ka, ka + kb, n1 / (n1 + n2))[where]
     return out
 
 
-def _scale_ranks(metrics: pl.DataFrame, eligible: pl.Expr) -> pl.DataFrame:
-    """Scale of eligible entities by rank; ceilings of 10% and 35% taken in integers."""
-    ranked = (
-        metrics.filter(eligible)
-        .sort([WINDOW_MENTIONS, SIGNAL_COUNT, KEY], descending=[True, True, False])
-        .with_row_index("rank", offset=1)
-    )
-    n = ranked.height
+def _scales(window: _IntArray, signal_count: _IntArray, eligible: _BoolArray) -> pl.Series:
+    """Scale of eligible entities by rank (window mentions desc, signal_count desc, key asc; key
+    codes are in key order); ceilings of 10% and 35% taken in integers. Others are Small."""
+    chosen = np.flatnonzero(eligible)
+    order = chosen[np.lexsort((chosen, -signal_count[chosen], -window[chosen]))]
+    n = len(order)
     large, medium = (n + 9) // 10, (7 * n + 19) // 20  # ceil(0.10 n), ceil(0.35 n)
-    return ranked.select(
-        KEY,
-        pl.when(pl.col("rank") <= large)
-        .then(pl.lit(LARGE))
-        .when(pl.col("rank") <= medium)
-        .then(pl.lit(MEDIUM))
-        .otherwise(pl.lit(SMALL))
-        .alias(SCALE),
+    rank = np.arange(1, n + 1)
+    level = np.full(len(eligible), 2, dtype=np.int64)  # Small
+    level[order] = np.where(rank <= large, 0, np.where(rank <= medium, 1, 2))
+    return pl.Series(SCALE, [LARGE, MEDIUM, SMALL], dtype=pl.String).gather(level)
+
+
+def _reasoning(kind: Kind) -> pl.Expr:
+    """The notability sentence, e.g. ``High (5 points): scale Large +3, 6 source domains (≥ 5)
+    +1, persistence 12/12 (≥ 0.5) +1, change Insignificant +0.``"""
+    diversity, active = pl.col(SOURCE_DIVERSITY), pl.col(ACTIVE_WEEKS)
+    rich, persistent = diversity >= 5, 2 * active >= WEEKS
+    significant = pl.col(CONFIDENCE) == SIGNIFICANT
+    base = (
+        pl.format(
+            "scale {} +{}",
+            pl.col(SCALE),
+            pl.col(SCALE).replace_strict(SCALE_POINTS, return_dtype=pl.Int64),
+        )
+        if kind == "entity"
+        else pl.lit(f"theme base +{THEME_POINTS}")
     )
-
-
-def _reasoning(
-    label: str, points: int, scale: str | None, diversity: int, active: int, confidence: str
-) -> str:
-    base = f"scale {scale} +{SCALE_POINTS[scale]}" if scale else f"theme base +{THEME_POINTS}"
-    return (
-        f"{label} ({points} points): {base}, "
-        f"{diversity} source domains ({'≥' if diversity >= 5 else '<'} 5) "
-        f"+{int(diversity >= 5)}, "
-        f"persistence {active}/{WEEKS} ({'≥' if 2 * active >= WEEKS else '<'} 0.5) "
-        f"+{int(2 * active >= WEEKS)}, "
-        f"change {confidence} +{int(confidence == SIGNIFICANT)}."
+    return pl.format(
+        f"{{}} ({{}} points): {{}}, {{}} source domains ({{}} 5) +{{}}, "
+        f"persistence {{}}/{WEEKS} ({{}} 0.5) +{{}}, change {{}} +{{}}.",
+        pl.col(NOTABILITY),
+        pl.col(NOTABILITY_POINTS),
+        base,
+        diversity,
+        pl.when(rich).then(pl.lit("≥")).otherwise(pl.lit("<")),
+        rich.cast(pl.Int64),
+        active,
+        pl.when(persistent).then(pl.lit("≥")).otherwise(pl.lit("<")),
+        persistent.cast(pl.Int64),
+        pl.col(CONFIDENCE),
+        significant.cast(pl.Int64),
     )
 
 
@@ -290,39 +490,32 @@ def trend_metrics(
 ) -> pl.DataFrame:
     """Per key: the trend fields and labels of DESIGN §7, one row per key, sorted by key.
 
-    ``mentions``: (signal_id, key). ``signals``: (signal_id, published_at, domain), all signals
-    of the corpus (they are the totals ``T(w)``). Keys whose signals are all after ``as_of``
-    do not appear. Labels are null below 8 signals, except ``scale``, which is then ``Small``
-    for entities (``scale`` is null for themes, which have none).
+    ``mentions``: (signal_id, key); rows with a null key are ignored. ``signals``: (signal_id,
+    published_at, domain), all signals of the corpus (they are the totals ``T(w)``). Keys whose
+    signals are all after ``as_of`` do not appear. Labels are null below 8 signals, except
+    ``scale``, which is then ``Small`` for entities (``scale`` is null for themes, which have
+    none).
     """
-    pairs = _mentions(mentions, signals, clock)
-    has_domain = DOMAIN in pairs.columns
-    stats = (
-        pairs.group_by(KEY)
-        .agg(
-            pl.len().cast(pl.Int64).alias(SIGNAL_COUNT),
-            pl.col(PUBLISHED_AT).min().alias(FIRST_SEEN),
-            pl.col(PUBLISHED_AT).max().alias(LAST_SEEN),
-        )
-        .sort(KEY)
-        .with_row_index("row")
-    )
-    windowed = _in_window(pairs, clock)
-    diversity = (
-        windowed.group_by(KEY).agg(
-            pl.col(DOMAIN).drop_nulls().n_unique().cast(pl.Int64).alias(SOURCE_DIVERSITY)
-        )
-        if has_domain
-        else pl.DataFrame(schema={KEY: pl.String, SOURCE_DIVERSITY: pl.Int64})
-    )
-    cells = (
-        windowed.group_by(KEY, "week")
-        .agg(pl.len().alias(COUNT))
-        .join(stats.select(KEY, "row"), on=KEY)
-    )
-    counts: _IntMatrix = np.zeros((stats.height, WEEKS), dtype=np.int64)
-    counts[cells["row"].to_numpy(), cells["week"].to_numpy()] = cells[COUNT].to_numpy()
-    totals: _IntMatrix = weekly_totals(signals, clock)[TOTAL].to_numpy().astype(np.int64)
+    table = _signal_table(signals, clock)
+    pairs = _pairs(mentions, table)
+    n = pairs.keys.len()
+    key, row = pairs.key, pairs.row
+
+    signal_count = np.bincount(key, minlength=n)
+    published = table.published[row]
+    first_seen = np.full(n, np.iinfo(np.int64).max)
+    last_seen = np.full(n, np.iinfo(np.int64).min)
+    np.minimum.at(first_seen, key, published)
+    np.maximum.at(last_seen, key, published)
+
+    counts = _week_counts(pairs, table)
+    diversity: _IntArray = np.zeros(n, dtype=np.int64)
+    if table.domains:
+        domain, week = table.domain[row], table.week[row]
+        seen = (week >= 0) & (domain >= 0)
+        key_domain = _distinct_sorted(key[seen] * table.domains + domain[seen])
+        diversity = np.bincount(key_domain // table.domains, minlength=n)
+    totals: _IntArray = weekly_totals(signals, clock)[TOTAL].to_numpy().astype(np.int64)
 
     k1 = counts[:, 8:].sum(axis=1)
     k2 = counts[:, :8].sum(axis=1)
@@ -334,26 +527,32 @@ def trend_metrics(
     wow = _wow(counts[:, 11], counts[:, 10])
     active = (counts >= 1).sum(axis=1)
 
-    metrics = stats.drop("row").with_columns(
-        pl.Series(CURRENT_WEEK, counts[:, 11]),
-        pl.Series(PRIOR_WEEK, counts[:, 10]),
-        pl.Series(SHARE_OF_VOICE, k1 / n1 if n1 else np.zeros(len(k1)), dtype=pl.Float64),
-        pl.Series(SHARE_OF_VOICE_HISTORY, history.tolist(), dtype=pl.List(pl.Float64)),
-        pl.Series(STREAK, _streaks(counts)),
-        pl.Series(MOMENTUM_WOW, wow, dtype=pl.Float64),
-        pl.Series(MOMENTUM_4W, (k1 - k_mid) / np.maximum(k_mid, 1), dtype=pl.Float64),
-        pl.Series(ACCELERATION, wow - _wow(counts[:, 10], counts[:, 9]), dtype=pl.Float64),
-        pl.Series(Z_SCORE, _z_scores(counts), dtype=pl.Float64),
-        pl.Series(PERSISTENCE, active / WEEKS, dtype=pl.Float64),
-        pl.Series(WINDOW_MENTIONS, counts.sum(axis=1)),
-        pl.Series(ACTIVE_WEEKS, active.astype(np.int64)),
-        pl.Series(RECENT_MENTIONS, k1),
-        pl.Series(PRIOR_MENTIONS, k2),
-        pl.lit(n1, dtype=pl.Int64).alias(RECENT_TOTAL),
-        pl.lit(n2, dtype=pl.Int64).alias(PRIOR_TOTAL),
-    )
-    metrics = metrics.join(diversity, on=KEY, how="left").with_columns(
-        pl.col(SOURCE_DIVERSITY).fill_null(0)
+    metrics = pl.DataFrame(
+        [
+            pairs.keys.alias(KEY),
+            pl.Series(SIGNAL_COUNT, signal_count, dtype=pl.Int64),
+            pl.Series(FIRST_SEEN, first_seen).cast(table.time_dtype),
+            pl.Series(LAST_SEEN, last_seen).cast(table.time_dtype),
+            pl.Series(CURRENT_WEEK, counts[:, 11], dtype=pl.Int64),
+            pl.Series(PRIOR_WEEK, counts[:, 10], dtype=pl.Int64),
+            pl.Series(SHARE_OF_VOICE, k1 / n1 if n1 else np.zeros(n), dtype=pl.Float64),
+            pl.Series(SHARE_OF_VOICE_HISTORY, history, dtype=pl.Array(pl.Float64, WEEKS)).cast(
+                pl.List(pl.Float64)
+            ),
+            pl.Series(STREAK, _streaks(counts), dtype=pl.Int64),
+            pl.Series(MOMENTUM_WOW, wow, dtype=pl.Float64),
+            pl.Series(MOMENTUM_4W, (k1 - k_mid) / np.maximum(k_mid, 1), dtype=pl.Float64),
+            pl.Series(ACCELERATION, wow - _wow(counts[:, 10], counts[:, 9]), dtype=pl.Float64),
+            pl.Series(Z_SCORE, _z_scores(counts), dtype=pl.Float64),
+            pl.Series(PERSISTENCE, active / WEEKS, dtype=pl.Float64),
+            pl.Series(WINDOW_MENTIONS, counts.sum(axis=1), dtype=pl.Int64),
+            pl.Series(ACTIVE_WEEKS, active, dtype=pl.Int64),
+            pl.Series(RECENT_MENTIONS, k1, dtype=pl.Int64),
+            pl.Series(PRIOR_MENTIONS, k2, dtype=pl.Int64),
+            pl.Series(RECENT_TOTAL, np.full(n, n1), dtype=pl.Int64),
+            pl.Series(PRIOR_TOTAL, np.full(n, n2), dtype=pl.Int64),
+            pl.Series(SOURCE_DIVERSITY, diversity, dtype=pl.Int64),
+        ]
     )
     return _with_labels(metrics, clock, kind=kind, history=history)
 
@@ -394,25 +593,29 @@ def _with_labels(
     cv = np.divide(std, mean, out=np.zeros(len(mean)), where=mean > 0)
     volatile = pl.Series("cv", cv, dtype=pl.Float64).round_sig_figs(SIG_DIGITS) > 0.5
 
+    # Raw p-values of the eligible keys, Benjamini–Hochberg adjusted across them; null for the
+    # others.
+    chosen = (metrics[SIGNAL_COUNT] >= MIN_LABELLED).to_numpy()
+    n1_value = int(metrics[RECENT_TOTAL][0]) if metrics.height else 0
+    n2_value = int(metrics[PRIOR_TOTAL][0]) if metrics.height else 0
+    raw = _p_values(
+        metrics[RECENT_MENTIONS].to_numpy()[chosen],
+        metrics[PRIOR_MENTIONS].to_numpy()[chosen],
+        n1_value,
+        n2_value,
+    )
+    adjusted = np.full(metrics.height, np.nan)
+    if len(raw):
+        adjusted[chosen] = false_discovery_control(raw, method="bh")
+    p_value = pl.Series(P_VALUE, adjusted, dtype=pl.Float64, nan_to_null=True)
+
     labelled = metrics.with_columns(
         pl.when(eligible).then(direction).alias(DIRECTION),
         pl.when(eligible)
         .then(pl.when(pl.lit(volatile)).then(pl.lit(VOLATILE)).otherwise(pl.lit(STEADY)))
         .alias(STABILITY),
-    )
-
-    chosen = labelled.filter(eligible)
-    raw = _p_values(
-        chosen[RECENT_MENTIONS].to_list(),
-        chosen[PRIOR_MENTIONS].to_list(),
-        chosen[RECENT_TOTAL].to_list(),
-        chosen[PRIOR_TOTAL].to_list(),
-    )
-    adjusted = false_discovery_control(raw, method="bh").tolist() if raw else []
-    p_values = pl.DataFrame(
-        {KEY: chosen[KEY], P_VALUE: adjusted}, schema={KEY: pl.String, P_VALUE: pl.Float64}
-    )
-    labelled = labelled.join(p_values, on=KEY, how="left").with_columns(
+        p_value,
+    ).with_columns(
         pl.when(pl.col(P_VALUE).is_null())
         .then(pl.lit(None, dtype=pl.String))
         .when(pl.col(P_VALUE) < ALPHA)
@@ -422,10 +625,10 @@ def _with_labels(
     )
 
     if kind == "entity":
-        scales = _scale_ranks(labelled, eligible)
-        labelled = labelled.join(scales, on=KEY, how="left").with_columns(
-            pl.col(SCALE).fill_null(SMALL)
+        scales = _scales(
+            metrics[WINDOW_MENTIONS].to_numpy(), metrics[SIGNAL_COUNT].to_numpy(), chosen
         )
+        labelled = labelled.with_columns(scales)
         base = pl.col(SCALE).replace_strict(SCALE_POINTS, return_dtype=pl.Int64)
     else:
         labelled = labelled.with_columns(pl.lit(None, dtype=pl.String).alias(SCALE))
@@ -449,34 +652,119 @@ def _with_labels(
         .then(pl.lit(NEGLIGIBLE))
         .alias(NOTABILITY)
     )
-    reasons = [
-        None
-        if label is None
-        else _reasoning(label, pts, scale if kind == "entity" else None, div, act, conf)
-        for label, pts, scale, div, act, conf in zip(
-            labelled[NOTABILITY],
-            labelled[NOTABILITY_POINTS],
-            labelled[SCALE],
-            labelled[SOURCE_DIVERSITY],
-            labelled[ACTIVE_WEEKS],
-            labelled[CONFIDENCE],
-            strict=True,
-        )
-    ]
-    return labelled.with_columns(pl.Series(NOTABILITY_REASONING, reasons, dtype=pl.String))
+    return labelled.with_columns(
+        pl.when(pl.col(NOTABILITY).is_not_null()).then(_reasoning(kind)).alias(NOTABILITY_REASONING)
+    )
+
+
+def _heads(ordered: _IntArray) -> _IntArray:
+    """Where each run of equal values starts in a sorted array."""
+    head = np.empty(len(ordered), dtype=np.bool_)
+    head[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
+    return np.flatnonzero(head)
+
+
+def _code_bits(n: int) -> int:
+    """Bits that hold the codes 0 … n-1 (at least one), so that two codes pack into one int64
+    as ``(a << bits) | b`` and unpack with a shift and a mask."""
+    return max(n - 1, 1).bit_length()
+
+
+def _pair_codes(
+    group_start: _IntArray, group_size: _IntArray, key: _IntArray, bits: int
+) -> _IntArray:
+    """``(a << bits) | b`` for every two keys ``a < b`` of every group, groups being runs of
+    ascending distinct key codes. Groups of one size share one index pattern, so this loops
+    over the (few) sizes, not the groups, writing each size's pairs into one output array."""
+    top = int(group_size.max(initial=0))
+    groups = np.bincount(group_size, minlength=top + 1)
+    sizes = np.arange(top + 1)
+    out = np.empty(int((groups * (sizes * (sizes - 1) // 2)).sum()), dtype=np.int64)
+    at = 0
+    for size in range(2, top + 1):
+        if not groups[size]:
+            continue
+        starts = group_start[group_size == size]
+        block = key[starts[:, None] + np.arange(size)]  # one row of keys per group
+        first, second = np.triu_indices(size, 1)
+        pairs = out[at : at + len(starts) * len(first)].reshape(len(starts), len(first))
+        np.left_shift(np.take(block, first, axis=1), bits, out=pairs)
+        pairs |= np.take(block, second, axis=1)
+        at += pairs.size
+    return out
+
+
+def _sort_with_counts(codes: _IntArray, counts: _IntArray) -> tuple[_IntArray, _IntArray]:
+    """Distinct non-negative ``codes`` in ascending order, each with its count. When both fit
+    in one int64 the count is packed below the code and one in-place sort does it (``codes``
+    is then overwritten); otherwise an argsort."""
+    count_bits = int(counts.max(initial=0)).bit_length()
+    if len(codes) and int(codes.max()).bit_length() + count_bits <= 63:
+        packed = codes
+        packed <<= count_bits
+        packed |= counts
+        packed.sort()
+        sorted_counts = packed & ((1 << count_bits) - 1)
+        packed >>= count_bits
+        return packed, sorted_counts
+    order = np.argsort(codes)
+    return codes[order], counts[order]
 
 
 def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
     """Signals containing both keys, for every ordered pair of distinct keys (both directions
-    are present, so ``related`` is a plain filter). Returns (key_a, key_b, count)."""
-    pairs = mentions.select(SIGNAL_ID, KEY).unique()
-    return (
-        pairs.rename({KEY: KEY_A})
-        .join(pairs.rename({KEY: KEY_B}), on=SIGNAL_ID)
-        .filter(pl.col(KEY_A) != pl.col(KEY_B))
-        .group_by(KEY_A, KEY_B)
-        .agg(pl.len().cast(pl.Int64).alias(COUNT))
-        .sort(KEY_A, KEY_B)
+    are present, so ``related`` is a plain filter). Returns (key_a, key_b, count) sorted by
+    key_a, key_b. Rows with a null signal_id or key are ignored.
+
+    Computed on integer codes: keys are numbered in key order, each signal's distinct keys are
+    sorted, every unordered pair ``a < b`` inside a signal becomes one int64 ``(a << bits) |
+    b``, and one sort of those codes counts them; the reverse direction is added and sorted in
+    with the count packed into the same int64. Key strings are looked up once, at the end.
+    """
+    frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
+    keys, key = _dense_codes(frame[KEY])
+    bits = _code_bits(keys.len())
+    mask = (1 << bits) - 1
+    # A code per distinct signal_id, found once per run of equal ids. When every signal's rows
+    # are adjacent the runs are the signals; checking that is worth a pass over the run values
+    # only when runs are clearly fewer than rows (rows in random order form ~1-row runs).
+    values, lengths = _runs(frame[SIGNAL_ID])
+    run_signal = np.arange(values.len())
+    grouped = 4 * frame.height >= 5 * values.len() and values.n_unique() == values.len()
+    if not grouped:
+        members = values.to_frame().with_row_index("run").group_by(SIGNAL_ID).agg(pl.col("run"))
+        run_signal[members["run"].explode().to_numpy()] = np.repeat(
+            np.arange(members.height), members["run"].list.len().to_numpy()
+        )
+    # Distinct (signal, key) in (signal, key) order; a signal's keys are then a sorted run.
+    signal_key = _distinct_sorted((np.repeat(run_signal, lengths) << bits) | key)
+    starts = _heads(signal_key >> bits)
+    sizes = np.diff(starts, append=len(signal_key))
+    signal_key &= mask
+
+    codes = _pair_codes(starts, sizes, signal_key, bits)
+    codes.sort()
+    heads = _heads(codes)
+    count = np.diff(heads, append=len(codes))
+    pair = codes[heads]
+    del codes
+    # Both directions: (a, b) as counted, then (b, a).
+    both = np.empty(2 * len(pair), dtype=np.int64)
+    both[: len(pair)] = pair
+    reverse = both[len(pair) :]
+    np.bitwise_and(pair, mask, out=reverse)
+    reverse <<= bits
+    reverse |= pair >> bits
+    both, counts = _sort_with_counts(both, np.tile(count, 2))
+    key_a = both >> bits
+    both &= mask
+    return pl.DataFrame(
+        {
+            KEY_A: keys.gather(key_a),
+            KEY_B: keys.gather(both),
+            COUNT: pl.Series(counts, dtype=pl.Int64),
+        }
     )
 
 

@@ -1,6 +1,7 @@
 """Analytics benchmark: our Polars trend stage against a straightforward pandas reference.
 
 Usage: .venv/bin/python bench/analytics/run.py --signals 1000000 [--no-pandas] [--repeat 1]
+[--shuffle]
 
 Generates the synthetic corpus in memory (bench/analytics/generate.py), times the "full
 analytics stage" of ``analytics.trends`` (entity ``trend_metrics`` + entity ``co_occurrence`` +
@@ -10,6 +11,10 @@ theme ``trend_metrics``) and the same three computations in pandas
 and reasoning equal), and prints a Markdown table. Peak RSS is sampled per phase from
 /proc/self/statm. pandas is not a project dependency: install it anywhere on the path (e.g.
 ``pip install --target /tmp/pd pandas`` and ``PYTHONPATH=/tmp/pd``).
+
+The generated mentions come grouped by signal, as a pipeline writes them; ``--shuffle`` puts
+the mention rows in random order first (same data), the slow case for the per-run signal lookup
+of ``analytics.trends``.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -179,10 +184,17 @@ def main() -> None:
     parser.add_argument("--signals", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=1, help="best of N runs (ours)")
     parser.add_argument("--no-pandas", action="store_true", help="time ours only")
+    parser.add_argument("--shuffle", action="store_true", help="mention rows in random order")
     args = parser.parse_args()
 
     started = time.perf_counter()
     corpus = generate(args.signals)
+    if args.shuffle:
+        corpus = replace(
+            corpus,
+            mentions=corpus.mentions.sample(fraction=1.0, shuffle=True, seed=1),
+            themes=corpus.themes.sample(fraction=1.0, shuffle=True, seed=2),
+        )
     generated = time.perf_counter() - started
     size = (
         f"{corpus.signals.height:,} signals, {corpus.mentions.height:,} entity mentions "
@@ -203,7 +215,8 @@ def main() -> None:
 
     print(f"\n### Analytics stage, {args.signals:,} signals\n")
     print(f"- machine: {_cpu_model()}, nproc {os.cpu_count()}, python {platform.python_version()}")
-    print(f"- data: {size}; generated in {generated:.1f} s")
+    order = "shuffled" if args.shuffle else "grouped by signal"
+    print(f"- data: {size}; mentions {order}; generated in {generated:.1f} s")
     print(
         f"- stage: entity trend_metrics + co_occurrence ({mine['co_occurrence'].height:,} "
         f"ordered pairs) + theme trend_metrics; ours best of {args.repeat}, pandas 1 run"
