@@ -24,7 +24,7 @@ VECTORS_FILE = "vectors.npy"
 IVF_FILE = "ivf.faiss"
 LEXICAL_DIR = "lexical"
 IVF_MIN_UNITS = 50_000
-IVF_NPROBE = 24
+IVF_NPROBE = 96  # recall@10 vs exact fusion: 0.978 at 100k, 0.981 at 1M (bench/search)
 TOKENIZER = "en_stem"
 # What the lexical index stores per unit (besides its text): the filter fields.
 ROW, TEXT, ROLE, CONTENT_TYPE, PUBLISHED, ENTITY, THEME = (

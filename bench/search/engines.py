@@ -1,0 +1,467 @@
+"""The engines the search benchmark times, behind one small interface: ours (``SearchIndex``
+over a published snapshot), a bare loop (tantivy + FAISS + RRF, no service around it, over the
+same index files), LanceDB hybrid search (its RRF reranker), and the exact reference (exact
+dense leg + the same lexical leg, RRF k = 60).
+
+``prepare(spec)`` turns a filter into the engine's own form once (untimed); ``search(text,
+vector, prepared)`` is the timed call and returns the top ``LIMIT`` rows (row = position in
+``search_units``, the same in every engine).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+from corpus import FilterSpec, FloatMatrix
+
+from serving.search import (
+    _US_PER_DAY,
+    MIN_DEPTH,
+    RECENCY_HALF_LIFE_DAYS,
+    RRF_K,
+    Hit,
+    SearchFilters,
+    SearchIndex,
+    SearchRequest,
+    lexical_terms,
+)
+from warehouse.search_index import (
+    ENTITY,
+    IVF_FILE,
+    LEXICAL_DIR,
+    PUBLISHED,
+    ROLE,
+    ROW,
+    TEXT,
+    THEME,
+    VECTORS_FILE,
+)
+from warehouse.snapshot import OpenedSnapshot
+
+LIMIT = 10
+# For the TunedIndex prototype: a query-side stop list (the index keeps every word), the
+# commonest English function words, whose postings cover a large share of all units.
+STOP_WORDS = frozenset(
+    "a an and are as at be been but by for from has have in is it its of on or that the their "
+    "this to was were will with".split()
+)
+API_DIVERSITY_CAP = 2  # the API's default
+NO_CAP = LIMIT  # at most LIMIT per signal among LIMIT hits: no cap at all
+# Our executor's depth per leg for LIMIT = 10 (max(100, 4·limit·max(1, 3 − cap))); every
+# engine fetches this many per leg.
+DEPTH = max(MIN_DEPTH, 4 * LIMIT * max(1, 3 - API_DIVERSITY_CAP))
+
+
+class Engine(Protocol):
+    def prepare(self, spec: FilterSpec) -> Any: ...
+
+    def search(self, text: str, vector: FloatMatrix, prepared: Any) -> list[int]: ...
+
+
+def search_filters(spec: FilterSpec) -> SearchFilters:
+    return SearchFilters(
+        role=spec.role,
+        theme=spec.theme,
+        entity_ids=frozenset({spec.entity}) if spec.entity is not None else None,
+        published_from_us=spec.published_from_us,
+        published_before_us=spec.published_before_us,
+    )
+
+
+# -- ours ------------------------------------------------------------------------------------
+
+
+class Ours:
+    """``SearchIndex.search`` exactly as the API calls it (minus the thread hop)."""
+
+    def __init__(self, index: SearchIndex, *, diversity_cap: int = API_DIVERSITY_CAP) -> None:
+        self.index = index
+        self.diversity_cap = diversity_cap
+
+    def prepare(self, spec: FilterSpec) -> SearchFilters:
+        return search_filters(spec)
+
+    def search(self, text: str, vector: FloatMatrix, prepared: Any) -> list[int]:
+        request = SearchRequest(
+            query_vector=vector,
+            query_text=text,
+            filters=prepared,
+            limit=LIMIT,
+            diversity_cap=self.diversity_cap,
+        )
+        return [hit.row for hit in self.index.search(request)]
+
+
+class TunedIndex(SearchIndex):
+    """PROTOTYPE, not our shipped executor: the changes the breakdown (breakdown.py) points to,
+    to measure their effect. (1) Role and content-type masks computed once per value at open,
+    instead of comparing a NumPy string array on every call; (2) the exact dense path only up
+    to ``exact_max_rows`` allowed rows (FAISS IVF with the ID selector above); (3) ties broken
+    by a precomputed integer rank of the unit id instead of a per-call array of id strings;
+    (4) optionally (``ivf_in_ram``) the IVF index read into memory instead of memory-mapped
+    (``faiss.IO_FLAG_MMAP``); (5) optionally another ``nprobe`` (filtered searches scale it
+    as ours does); (6) optionally (``strip_stop_words``, a change of behaviour) the
+    lexical leg's query without the commonest English function words."""
+
+    def __init__(
+        self,
+        opened: OpenedSnapshot,
+        as_of: datetime,
+        *,
+        exact_max_rows: int,
+        ivf_in_ram: bool = False,
+        nprobe: int | None = None,
+        strip_stop_words: bool = False,
+    ) -> None:
+        import faiss
+
+        super().__init__(opened, as_of)
+        if ivf_in_ram and self.ivf is not None:
+            self.ivf = faiss.read_index(str(opened.path / IVF_FILE))
+        if self.ivf is not None:
+            self.nprobe = nprobe or self.nprobe
+            self.ivf.nprobe = self.nprobe
+        self.exact_max_rows = exact_max_rows
+        self.strip_stop_words = strip_stop_words
+        self.role_masks = {str(v): self.roles == v for v in np.unique(self.roles)}
+        self.content_type_masks = {
+            str(v): self.content_types == v for v in np.unique(self.content_types)
+        }
+        self.id_rank = np.empty(self.size, dtype=np.int64)
+        self.id_rank[np.argsort(np.asarray(self.unit_ids))] = np.arange(self.size)
+
+    def lexical_leg(self, text: str, filters: SearchFilters, depth: int) -> list[int]:
+        if self.strip_stop_words:
+            kept = [w for w in lexical_terms(text).split() if w not in STOP_WORDS]
+            text = " ".join(kept) or text
+        return super().lexical_leg(text, filters, depth)
+
+    def _finish(self, scores: dict[int, float], request: SearchRequest) -> list[Hit]:
+        if not scores:
+            return []
+        rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
+        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+        boost = request.recency_boost
+        if boost > 0:
+            age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
+            values = values * (1.0 - boost + boost * np.exp2(-age_days / RECENCY_HALF_LIFE_DAYS))
+        order = np.lexsort((self.id_rank[rows], -values))
+        per_signal: dict[int, int] = {}
+        hits: list[Hit] = []
+        signals = self.signal_code[rows[order]].tolist()
+        for i, signal in zip(order.tolist(), signals, strict=True):
+            if per_signal.get(signal, 0) >= request.diversity_cap:
+                continue
+            per_signal[signal] = per_signal.get(signal, 0) + 1
+            hits.append(Hit(int(rows[i]), float(values[i])))
+            if len(hits) == request.limit:
+                break
+        return hits
+
+    def mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_] | None:
+        if not filters.any():
+            return None
+        none = np.zeros(self.size, dtype=bool)
+        mask = np.ones(self.size, dtype=bool)
+        if filters.role is not None:
+            mask &= self.role_masks.get(filters.role, none)
+        if filters.content_type is not None:
+            mask &= self.content_type_masks.get(filters.content_type, none)
+        if filters.theme is not None:
+            mask &= self._rows_mask([filters.theme], self.theme_rows)
+        if filters.entity_ids is not None:
+            mask &= self._rows_mask(filters.entity_ids, self.entity_rows)
+        if filters.published_from_us is not None:
+            mask &= self.published_us >= filters.published_from_us
+        if filters.published_before_us is not None:
+            mask &= self.published_us < filters.published_before_us
+        if filters.exclude_row is not None:
+            mask[filters.exclude_row] = False
+        return mask
+
+
+class ExactIndex(SearchIndex):
+    """Our executor with the IVF index removed: the dense leg scores every allowed row exactly.
+    Dense results are memoized by depth until ``forget()`` (call it for every new query or
+    filter), so the capped and uncapped reference rankings and the dense-leg reference share
+    one scan."""
+
+    def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
+        super().__init__(opened, as_of)
+        self.ivf = None
+        self._memo: dict[int, tuple[list[int], list[float]]] = {}
+
+    def forget(self) -> None:
+        self._memo.clear()
+
+    def dense_leg(
+        self, vector: FloatMatrix, mask: npt.NDArray[np.bool_] | None, depth: int
+    ) -> tuple[list[int], list[float]]:
+        if depth not in self._memo:
+            self._memo[depth] = super().dense_leg(vector, mask, depth)
+        return self._memo[depth]
+
+
+# -- bare loop -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BareFilter:
+    spec: FilterSpec
+    role_code: int | None
+
+
+class BareLoop:
+    """tantivy + FAISS + RRF in a few lines over the same files ours reads: the filter as
+    integer-coded numpy masks, a tantivy boolean query with filter clauses, FAISS IVF with an
+    ``IDSelectorBitmap`` for any filter (nprobe scaled by the filter's selectivity, as ours;
+    exact numpy only when the corpus has no IVF index), RRF k = 60, no diversity cap, no
+    recency."""
+
+    def __init__(
+        self,
+        folder: Path,
+        roles: list[str],
+        published_us: npt.NDArray[np.int64],
+        themes: list[list[str] | None],
+        entity_ids: list[list[str] | None],
+        nprobe: int,
+    ) -> None:
+        import faiss
+        import tantivy
+
+        self.lexical = tantivy.Index.open(str(folder / LEXICAL_DIR))
+        self.searcher = self.lexical.searcher()
+        self.schema = self.lexical.schema
+        self.vectors = np.load(folder / VECTORS_FILE)
+        self.size = len(self.vectors)
+        self.ivf: Any = None
+        if (folder / IVF_FILE).is_file():
+            self.ivf = faiss.read_index(str(folder / IVF_FILE))
+            self.ivf.nprobe = nprobe
+        self.nprobe = nprobe
+        self.role_names = sorted(set(roles))
+        codes = {name: i for i, name in enumerate(self.role_names)}
+        self.role_codes = np.asarray([codes[r] for r in roles], dtype=np.uint8)
+        self.published_us = published_us
+        self.theme_rows = _rows_by_member(themes)
+        self.entity_rows = _rows_by_member(entity_ids)
+
+    def prepare(self, spec: FilterSpec) -> BareFilter:
+        code = self.role_names.index(spec.role) if spec.role is not None else None
+        return BareFilter(spec, code)
+
+    def _mask(self, f: BareFilter) -> npt.NDArray[np.bool_] | None:
+        spec = f.spec
+        if spec == FilterSpec(spec.name):
+            return None
+        mask = np.ones(self.size, dtype=bool)
+        if f.role_code is not None:
+            mask &= self.role_codes == f.role_code
+        for value, rows_of in ((spec.theme, self.theme_rows), (spec.entity, self.entity_rows)):
+            if value is not None:
+                member = np.zeros(self.size, dtype=bool)
+                member[rows_of.get(value, np.zeros(0, dtype=np.int64))] = True
+                mask &= member
+        if spec.published_from_us is not None:
+            mask &= self.published_us >= spec.published_from_us
+        if spec.published_before_us is not None:
+            mask &= self.published_us < spec.published_before_us
+        return mask
+
+    def _term(self, field: str, value: str) -> Any:
+        import tantivy
+
+        return tantivy.Query.term_query(self.schema, field, value, index_option="basic")
+
+    def search(self, text: str, vector: FloatMatrix, prepared: Any) -> list[int]:
+        import tantivy
+
+        f: BareFilter = prepared
+        spec = f.spec
+        mask = self._mask(f)
+        # lexical leg
+        must = [(tantivy.Occur.Must, self.lexical.parse_query(lexical_terms(text), [TEXT]))]
+        if spec.role is not None:
+            must.append((tantivy.Occur.Must, self._term(ROLE, spec.role)))
+        if spec.theme is not None:
+            must.append((tantivy.Occur.Must, self._term(THEME, spec.theme)))
+        if spec.entity is not None:
+            must.append((tantivy.Occur.Must, self._term(ENTITY, spec.entity)))
+        if spec.published_from_us is not None:
+            must.append(
+                (
+                    tantivy.Occur.Must,
+                    tantivy.Query.range_query(
+                        self.schema,
+                        PUBLISHED,
+                        tantivy.FieldType.Integer,
+                        spec.published_from_us,
+                        spec.published_before_us,
+                        include_upper=spec.published_before_us is None,
+                    ),
+                )
+            )
+        hits = self.searcher.search(tantivy.Query.boolean_query(must), DEPTH, count=False).hits
+        values = (
+            self.searcher.fast_field_values(ROW, [address for _score, address in hits])
+            if hits
+            else []
+        )
+        lexical = [row for row in values if isinstance(row, int)]
+        dense = self._dense(vector, mask)
+        # fusion
+        fused: dict[int, float] = {}
+        for ranked in (lexical, dense):
+            for rank, row in enumerate(ranked, start=1):
+                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank)
+        return sorted(fused, key=lambda row: (-fused[row], row))[:LIMIT]
+
+    def dense(self, vector: FloatMatrix, prepared: Any) -> list[int]:
+        return self._dense(vector, self._mask(prepared))
+
+    def _dense(self, vector: FloatMatrix, mask: npt.NDArray[np.bool_] | None) -> list[int]:
+        import faiss
+
+        allowed = self.size if mask is None else int(mask.sum())
+        if allowed == 0:
+            return []
+        if self.ivf is None:
+            rows = np.arange(self.size) if mask is None else np.flatnonzero(mask)
+            scores = self.vectors[rows] @ vector
+            take = min(DEPTH, len(rows))
+            top = (
+                np.argpartition(-scores, take - 1)[:take]
+                if take < len(rows)
+                else np.arange(len(rows))
+            )
+            ranked: list[int] = rows[top[np.argsort(-scores[top], kind="stable")]].tolist()
+            return ranked
+        query = vector.reshape(1, -1)
+        if mask is None:
+            ids = self.ivf.search(query, DEPTH)[1][0]
+        else:
+            params = faiss.SearchParametersIVF()
+            bitmap = np.packbits(mask, bitorder="little")
+            params.sel = faiss.IDSelectorBitmap(self.size, faiss.swig_ptr(bitmap))
+            params.nprobe = min(self.ivf.nlist, math.ceil(self.nprobe * self.size / allowed))
+            ids = self.ivf.search(query, DEPTH, params=params)[1][0]
+        found: list[int] = ids[ids >= 0].tolist()
+        return found
+
+
+def _rows_by_member(lists: list[list[str] | None]) -> dict[str, npt.NDArray[np.int64]]:
+    rows: dict[str, list[int]] = {}
+    for row, values in enumerate(lists):
+        for value in set(values or []):
+            rows.setdefault(value, []).append(row)
+    return {value: np.asarray(found, dtype=np.int64) for value, found in rows.items()}
+
+
+# -- LanceDB ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LanceConfig:
+    """One LanceDB vector index and its query parameters."""
+
+    name: str
+    index_type: str | None  # None: no vector index (exact scan)
+    index_args: tuple[tuple[str, Any], ...] = ()
+    nprobes: int | None = None
+    refine_factor: int | None = None
+    ef: int | None = None
+
+
+LANCE_CONFIGS = {
+    c.name: c
+    for c in (
+        LanceConfig("flat", None),
+        LanceConfig("ivf_pq-default", "IVF_PQ"),
+        LanceConfig("ivf_pq-np32-rf10", "IVF_PQ", nprobes=32, refine_factor=10),
+        LanceConfig("ivf_flat-np24", "IVF_FLAT", nprobes=24),
+        LanceConfig("ivf_hnsw_sq-ef150", "IVF_HNSW_SQ", ef=150),
+    )
+}
+LANCE_TABLE = "units"
+
+
+def lance_dir(config: LanceConfig) -> Path:
+    """Where (under a size's folder) the table with this config's vector index lives."""
+    if config.index_type is None:
+        return Path("lance")
+    args = "".join(f"-{k}{v}" for k, v in config.index_args)
+    return Path(f"lance-{config.index_type.lower()}{args}")
+
+
+def lance_where(spec: FilterSpec) -> str | None:
+    clauses: list[str] = []
+    if spec.role is not None:
+        clauses.append(f"role = '{spec.role}'")
+    if spec.theme is not None:
+        clauses.append(f"array_has_any(themes, ['{spec.theme}'])")
+    if spec.entity is not None:
+        clauses.append(f"array_has_any(entity_ids, ['{spec.entity}'])")
+    if spec.published_from_us is not None:
+        clauses.append(f"published_at >= {_lance_timestamp(spec.published_from_us)}")
+    if spec.published_before_us is not None:
+        clauses.append(f"published_at < {_lance_timestamp(spec.published_before_us)}")
+    return " AND ".join(clauses) or None
+
+
+def _lance_timestamp(us: int) -> str:
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=us)
+    return f"arrow_cast('{moment:%Y-%m-%dT%H:%M:%S.%f}Z', 'Timestamp(Microsecond, Some(\"UTC\"))')"
+
+
+class Lance:
+    """LanceDB hybrid search: vector + FTS legs each fetching ``DEPTH`` rows under the same
+    prefilter, fused by its ``RRFReranker(K=60)``; the first ``LIMIT`` fused rows."""
+
+    def __init__(self, db_dir: Path, config: LanceConfig) -> None:
+        import lancedb
+        from lancedb.rerankers import RRFReranker
+
+        self.table = lancedb.connect(str(db_dir)).open_table(LANCE_TABLE)
+        self.config = config
+        self.reranker = RRFReranker(K=RRF_K)
+
+    def prepare(self, spec: FilterSpec) -> str | None:
+        return lance_where(spec)
+
+    def _tune(self, query: Any) -> Any:
+        c = self.config
+        if c.nprobes is not None:
+            query = query.nprobes(c.nprobes)
+        if c.refine_factor is not None:
+            query = query.refine_factor(c.refine_factor)
+        if c.ef is not None:
+            query = query.ef(c.ef)
+        return query
+
+    def search(self, text: str, vector: FloatMatrix, prepared: Any) -> list[int]:
+        query = (
+            self.table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
+            .vector(vector)
+            .text(lexical_terms(text))
+        )
+        if prepared is not None:
+            query = query.where(prepared, prefilter=True)
+        query = self._tune(query.rerank(self.reranker).limit(DEPTH).select(["row"]))
+        rows: list[int] = query.to_arrow()["row"].to_pylist()
+        return rows[:LIMIT]
+
+    def dense(self, vector: FloatMatrix, prepared: Any) -> list[int]:
+        """The vector leg alone, as the hybrid query runs it (for its recall)."""
+        query = self.table.search(vector, vector_column_name="vector")
+        if prepared is not None:
+            query = query.where(prepared, prefilter=True)
+        query = self._tune(query.limit(DEPTH).select(["row"]))
+        rows: list[int] = query.to_arrow()["row"].to_pylist()
+        return rows

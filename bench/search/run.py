@@ -1,0 +1,568 @@
+"""Search at scale: our hybrid executor against LanceDB's hybrid search and a bare tantivy +
+FAISS + RRF loop, on perturbed copies of a real snapshot's units (bench/search/corpus.py).
+
+Usage (LanceDB is not a project dependency: install it into a scratch folder, e.g.
+``.venv/bin/uv pip install --python .venv/bin/python --target /tmp/lancedb-pkgs lancedb``):
+
+    PYTHONPATH=/tmp/lancedb-pkgs .venv/bin/python bench/search/run.py all \
+        --source /tmp/ainews-full --size 100000 --work /tmp/aimi-search-bench
+    .venv/bin/python bench/search/run.py report --work /tmp/aimi-search-bench --size 100000
+
+``all`` runs, each step in its own process (so memory is per engine): ``prepare`` (corpus and
+our snapshot, timed build), ``exact`` (the reference rankings), ``time`` for ours and the bare
+loop, ``lance-build`` and ``time`` for every LanceDB index in ``--lance``. ``time`` warms up on
+``WARMUP`` queries, then runs every query ``PASSES`` times per filter set, sequentially, one
+thread of ours; it records each call's latency, the first pass's rows, the dense leg's rows
+(for vector recall) and the resident memory. Prototypes, not our shipped configuration, are
+named by suffixes: ``@1t`` limits BLAS and OpenMP to one thread (threadpoolctl, FAISS);
+``@exactN`` runs ``engines.TunedIndex`` (role masks precomputed, exact dense path only up to N
+allowed rows, integer tie-break), ``+ram`` reads its IVF index into memory, ``+npN`` sets its
+nprobe, ``+nostop`` adds its stop-word-free lexical query; they combine, e.g.
+``ours@1t+exact20000+ram+np96+nostop``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from corpus import (
+    FilterSpec,
+    FilterValues,
+    FloatMatrix,
+    choose_filter_values,
+    embed_queries,
+    filter_specs,
+    load_source,
+    perturbed_corpus,
+    query_texts,
+    save_json,
+)
+
+os.environ.setdefault("LANCEDB_LOG", "error")  # lance warns on every query otherwise
+WARMUP = 20
+PASSES = 2
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_HERE = Path(__file__).resolve()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def _memory() -> dict[str, float]:
+    return {"rss_mib": _status_kib("VmRSS") / 1024, "hwm_mib": _status_kib("VmHWM") / 1024}
+
+
+def _size_dir(work: Path, size: int) -> Path:
+    return work / str(size)
+
+
+def _snapshot_dir(work: Path, size: int) -> Path:
+    ours = _size_dir(work, size) / "ours" / "snapshots"
+    return ours / (ours / "CURRENT").read_text().strip()
+
+
+def _queries(work: Path) -> tuple[list[str], FloatMatrix]:
+    texts: list[str] = json.loads((work / "queries.json").read_text())
+    return texts, np.load(work / "query_vectors.npy")
+
+
+def _specs(work: Path, size: int) -> list[FilterSpec]:
+    meta = json.loads((_size_dir(work, size) / "meta.json").read_text())
+    return filter_specs(FilterValues(**meta["filter_values"]))
+
+
+# -- prepare ---------------------------------------------------------------------------------
+
+
+def prepare(source_dir: Path, work: Path, size: int) -> None:
+    from warehouse.paths import DataDir
+    from warehouse.search_index import build_search_files
+    from warehouse.snapshot import publish_snapshot
+
+    work.mkdir(parents=True, exist_ok=True)
+    source = load_source(source_dir)
+    print(f"source: {source.units.height} units from {source_dir}")
+    if not (work / "queries.json").is_file():
+        texts = query_texts(source)
+        started = time.perf_counter()
+        vectors = embed_queries(texts)
+        print(f"embedded {len(texts)} queries in {time.perf_counter() - started:.1f} s")
+        np.save(work / "query_vectors.npy", vectors)
+        (work / "queries.json").write_text(json.dumps(texts) + "\n")
+    folder = _size_dir(work, size)
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    corpus_vectors = np.lib.format.open_memmap(
+        folder / "corpus_vectors.npy", mode="w+", dtype=np.float32, shape=(size, 384)
+    )
+    frame = perturbed_corpus(source, size, corpus_vectors)
+    generated = time.perf_counter() - started
+    print(f"generated {size} units in {generated:.1f} s")
+    values = choose_filter_values(source)
+    timings: dict[str, float] = {}
+
+    def write_files(path: Path) -> Mapping[str, Any]:
+        begun = time.perf_counter()
+        params = build_search_files(path, frame, corpus_vectors)
+        timings["search_files_s"] = time.perf_counter() - begun
+        return {"search": params}
+
+    started = time.perf_counter()
+    opened = publish_snapshot(
+        DataDir(folder / "ours"),
+        {"search_units": frame},
+        as_of=source.as_of,
+        write_files=write_files,
+    )
+    timings["publish_s"] = time.perf_counter() - started
+    (folder / "corpus_vectors.npy").unlink()  # the snapshot holds its own copy
+    print(f"published {opened.path} in {timings['publish_s']:.1f} s")
+    save_json(
+        folder / "meta.json",
+        {
+            "size": size,
+            "source_units": source.units.height,
+            "as_of": source.as_of,
+            "generate_s": generated,
+            **timings,
+            "search_params": opened.manifest.metadata["search"],
+            "filter_values": values,
+        },
+    )
+
+
+# -- timing ----------------------------------------------------------------------------------
+
+
+def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, float]]:
+    """The engine and its open time; imports happen before the memory baseline."""
+
+    from engines import LANCE_CONFIGS, BareLoop, Lance, Ours, TunedIndex, lance_dir
+
+    from serving.search import SearchIndex
+    from warehouse.snapshot import open_snapshot
+
+    folder = _snapshot_dir(work, size)
+    if engine.startswith("lance:"):
+        import lancedb  # noqa: F401  (import before the baseline)
+    engine, _, variant = engine.partition("@")
+    tokens = set(variant.split("+")) - {""}
+    if "1t" in tokens:  # prototype: BLAS and OpenMP (FAISS) limited to one thread
+        import faiss
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1)
+        faiss.omp_set_num_threads(1)
+    exact_max = [int(t[5:]) for t in tokens if t.startswith("exact")]  # prototype: TunedIndex
+    nprobe = [int(t[2:]) for t in tokens if t.startswith("np")]
+    if (
+        tokens
+        - {"1t", "nostop", "ram"}
+        - {f"exact{n}" for n in exact_max}
+        - {f"np{n}" for n in nprobe}
+    ):
+        raise SystemExit(f"unknown variant {variant}")
+    baseline = _memory()
+    started = time.perf_counter()
+    opened_engine: Any
+    if engine in ("ours", "ours-nocap"):
+        opened = open_snapshot(folder)
+        index = (
+            TunedIndex(
+                opened,
+                opened.manifest.as_of,
+                exact_max_rows=exact_max[0],
+                ivf_in_ram="ram" in tokens,
+                nprobe=nprobe[0] if nprobe else None,
+                strip_stop_words="nostop" in tokens,
+            )
+            if exact_max
+            else SearchIndex(opened, opened.manifest.as_of)
+        )
+        opened_engine = Ours(index, diversity_cap=2 if engine == "ours" else 10)
+    elif engine == "bare":
+        units = pl.read_parquet(
+            folder / "search_units.parquet",
+            columns=["role", "published_at", "themes", "entity_ids"],
+        )
+        meta = json.loads((_size_dir(work, size) / "meta.json").read_text())
+        opened_engine = BareLoop(
+            folder,
+            units["role"].to_list(),
+            units["published_at"].dt.epoch("us").to_numpy(),
+            units["themes"].to_list(),
+            units["entity_ids"].to_list(),
+            nprobe=nprobe[0] if nprobe else int(meta["search_params"].get("nprobe", 24)),
+        )
+    elif engine.startswith("lance:"):
+        config = LANCE_CONFIGS[engine[6:]]
+        opened_engine = Lance(_size_dir(work, size) / lance_dir(config), config)
+    else:
+        raise SystemExit(f"unknown engine {engine}")
+    info = {"open_s": time.perf_counter() - started, "baseline_rss_mib": baseline["rss_mib"]}
+    info |= {f"open_{k}": v for k, v in _memory().items()}
+    return opened_engine, info
+
+
+def time_engine(work: Path, size: int, engine: str, passes: int = PASSES) -> None:
+    texts, vectors = _queries(work)
+    specs = _specs(work, size)
+    opened, info = _open_engine(work, size, engine)
+    results: dict[str, Any] = {
+        "engine": engine,
+        "size": size,
+        "passes": passes,
+        "load_before": os.getloadavg()[0],
+        **info,
+        "filters": {},
+    }
+    for spec in specs:
+        prepared = opened.prepare(spec)
+        for i in range(WARMUP):
+            opened.search(texts[i], vectors[i], prepared)
+        latencies: list[float] = []
+        rows: list[list[int]] = []
+        for _ in range(passes):
+            for i, text in enumerate(texts):
+                started = time.perf_counter()
+                found = opened.search(text, vectors[i], prepared)
+                latencies.append((time.perf_counter() - started) * 1000)
+                if len(rows) < len(texts):
+                    rows.append(found)
+        results["filters"][spec.name] = {"ms": latencies, "rows": rows}
+        print(
+            f"{engine} {size} {spec.name}: p50 {statistics.median(latencies):.2f} ms, "
+            f"p99 {_p99(latencies):.2f} ms",
+            flush=True,
+        )
+    results |= {f"after_{k}": v for k, v in _memory().items()}
+    results["load_after"] = os.getloadavg()[0]
+    for spec in specs:  # vector recall, untimed
+        prepared = opened.prepare(spec)
+        results["filters"][spec.name]["dense_rows"] = [
+            _dense(opened, vectors[i], prepared) for i in range(len(texts))
+        ]
+    out = _size_dir(work, size) / "results"
+    out.mkdir(exist_ok=True)
+    (out / f"{engine.replace(':', '_')}.json").write_text(json.dumps(results) + "\n")
+
+
+def _dense(opened: Any, vector: FloatMatrix, prepared: Any) -> list[int]:
+    from engines import DEPTH, BareLoop, Lance, Ours
+
+    if isinstance(opened, Ours):
+        index = opened.index
+        return index.dense_leg(vector, index.mask(prepared), DEPTH)[0]
+    if isinstance(opened, Lance):
+        return opened.dense(vector, prepared)
+    assert isinstance(opened, BareLoop)
+    return opened.dense(vector, prepared)
+
+
+def _p99(values: list[float]) -> float:
+    return float(np.percentile(values, 99))
+
+
+# -- exact reference -------------------------------------------------------------------------
+
+
+def exact(work: Path, size: int) -> None:
+    from engines import API_DIVERSITY_CAP, DEPTH, LIMIT, NO_CAP, ExactIndex, search_filters
+
+    from serving.search import SearchRequest
+    from warehouse.snapshot import open_snapshot
+
+    texts, vectors = _queries(work)
+    opened = open_snapshot(_snapshot_dir(work, size))
+    index = ExactIndex(opened, opened.manifest.as_of)
+    started = time.perf_counter()
+    reference: dict[str, Any] = {}
+    for spec in _specs(work, size):
+        filters = search_filters(spec)
+        mask = index.mask(filters)
+        entry: dict[str, Any] = {
+            "allowed": size if mask is None else int(mask.sum()),
+            "cap": [],
+            "nocap": [],
+            "dense": [],
+        }
+        for text, vector in zip(texts, vectors, strict=True):
+            index.forget()
+            for key, cap in (("cap", API_DIVERSITY_CAP), ("nocap", NO_CAP)):
+                request = SearchRequest(vector, text, filters, limit=LIMIT, diversity_cap=cap)
+                entry[key].append([hit.row for hit in index.search(request)])
+            entry["dense"].append(index.dense_leg(vector, mask, DEPTH)[0])
+        reference[spec.name] = entry
+        print(f"exact {size} {spec.name}: {entry['allowed']} allowed", flush=True)
+    print(f"exact reference in {time.perf_counter() - started:.1f} s")
+    out = _size_dir(work, size) / "results"
+    out.mkdir(exist_ok=True)
+    (out / "exact.json").write_text(json.dumps(reference) + "\n")
+
+
+# -- LanceDB ---------------------------------------------------------------------------------
+
+
+def lance_build(work: Path, size: int, config_name: str | None) -> None:
+    """Without ``config_name``: the table, its FTS index and scalar indexes. With it: a copy of
+    that table with the config's vector index (configs that differ only in query parameters
+    share it)."""
+    import shutil
+
+    import lancedb
+    import pyarrow as pa
+    from engines import LANCE_CONFIGS, LANCE_TABLE, lance_dir
+
+    folder = _size_dir(work, size)
+    db_dir = folder / "lance"
+    timings_file = folder / "lance_build.json"
+    timings: dict[str, Any] = json.loads(timings_file.read_text()) if timings_file.is_file() else {}
+    if config_name is None:
+        shutil.rmtree(db_dir, ignore_errors=True)
+        timings = {}
+        snapshot = _snapshot_dir(work, size)
+        units = pl.read_parquet(
+            snapshot / "search_units.parquet",
+            columns=["role", "content_type", "published_at", "themes", "entity_ids", "text"],
+        )
+        vectors = np.load(snapshot / "vectors.npy", mmap_mode="r")
+        schema = pa.schema(
+            [
+                ("row", pa.int64()),
+                ("role", pa.string()),
+                ("content_type", pa.string()),
+                ("published_at", pa.timestamp("us", tz="UTC")),
+                ("themes", pa.list_(pa.string())),
+                ("entity_ids", pa.list_(pa.string())),
+                ("text", pa.string()),
+                ("vector", pa.list_(pa.float32(), 384)),
+            ]
+        )
+        step = 100_000
+
+        def batches() -> Any:
+            for start in range(0, units.height, step):
+                part = units.slice(start, step).to_arrow()
+                block = np.ascontiguousarray(vectors[start : start + step]).ravel()
+                columns = [pa.array(np.arange(start, start + part.num_rows))]
+                columns += [part.column(name).combine_chunks() for name in schema.names[1:-1]]
+                columns.append(pa.FixedSizeListArray.from_arrays(pa.array(block), 384))
+                yield pa.RecordBatch.from_arrays(columns, schema=schema)
+
+        started = time.perf_counter()
+        table = lancedb.connect(str(db_dir)).create_table(LANCE_TABLE, batches(), schema=schema)
+        timings["table_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        # the same analysis as our tantivy en_stem: simple split, ≤ 40-char tokens, lower case,
+        # English stemming, no stop words removed, no ASCII folding
+        table.create_fts_index(
+            "text", stem=True, remove_stop_words=False, ascii_folding=False, max_token_length=40
+        )
+        timings["fts_s"] = time.perf_counter() - started
+        started = time.perf_counter()
+        table.create_scalar_index("role", index_type="BITMAP")
+        table.create_scalar_index("published_at", index_type="BTREE")
+        table.create_scalar_index("themes", index_type="LABEL_LIST")
+        table.create_scalar_index("entity_ids", index_type="LABEL_LIST")
+        timings["scalar_s"] = time.perf_counter() - started
+    else:
+        config = LANCE_CONFIGS[config_name]
+        target = folder / lance_dir(config)
+        key = f"vector:{target.name}"
+        if key not in timings or not target.is_dir():
+            # each vector index on its own copy of the table, so any config can be timed later
+            if target != db_dir:
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(db_dir, target)
+            table = lancedb.connect(str(target)).open_table(LANCE_TABLE)
+            started = time.perf_counter()
+            if config.index_type is not None:
+                table.create_index(
+                    metric="cosine",
+                    vector_column_name="vector",
+                    index_type=config.index_type,
+                    **dict(config.index_args),
+                )
+            timings[key] = time.perf_counter() - started
+    timings_file.write_text(json.dumps(timings, indent=1) + "\n")
+    print(f"lance build {size} {config_name or 'table'}: {timings}", flush=True)
+
+
+# -- orchestration ---------------------------------------------------------------------------
+
+
+def _step(args: list[str]) -> None:
+    print("$", " ".join(args[2:]), flush=True)
+    subprocess.run([sys.executable, str(_HERE), *args[2:]], check=True)
+
+
+def run_all(args: argparse.Namespace) -> None:
+    common = ["--work", str(args.work), "--size", str(args.size)]
+    skip = set(args.skip.split(","))
+    if "prepare" not in skip:
+        _step(["", "", "prepare", "--source", str(args.source), *common])
+    if "exact" not in skip:
+        _step(["", "", "exact", *common])
+    for engine in [e for e in args.engines.split(",") if e]:
+        _step(["", "", "time", "--engine", engine, "--passes", str(args.passes), *common])
+    lance = [c for c in args.lance.split(",") if c]
+    if lance:
+        if "lance-table" not in skip:
+            _step(["", "", "lance-build", *common])
+        for name in lance:
+            _step(["", "", "lance-build", "--config", name, *common])
+            _step(
+                ["", "", "time", "--engine", f"lance:{name}", "--passes", str(args.passes), *common]
+            )
+
+
+# -- report ----------------------------------------------------------------------------------
+
+
+def _recall(found: list[list[int]], reference: list[list[int]]) -> float:
+    hits = sum(len(set(f) & set(r)) for f, r in zip(found, reference, strict=True))
+    total = sum(len(r) for r in reference)
+    return hits / total if total else 1.0
+
+
+def report(work: Path, size: int, columns: list[str]) -> None:
+    """Markdown tables. ``columns`` (result names, e.g. ``ours``, ``bare``,
+    ``lance_ivf_pq-default``) picks the engines of the per-filter table; with three, the
+    first's p50 is also given as a ratio to the third's and the second's."""
+    from engines import LANCE_CONFIGS, lance_dir
+
+    folder = _size_dir(work, size)
+    meta = json.loads((folder / "meta.json").read_text())
+    exact_ref: dict[str, Any] = json.loads((folder / "results" / "exact.json").read_text())
+    lance_build_times: dict[str, Any] = (
+        json.loads((folder / "lance_build.json").read_text())
+        if (folder / "lance_build.json").is_file()
+        else {}
+    )
+    results = {
+        path.stem: json.loads(path.read_text())
+        for path in sorted((folder / "results").glob("*.json"))
+        if path.stem != "exact"
+    }
+    print(f"\n### {size:,} units (machine load at report time: {os.getloadavg()[0]:.2f})\n")
+    shown = [name for name in columns if name in results] if columns else list(results)
+    ours, bare, lance = (shown + [""] * 3)[:3] if columns else ("", "", "")
+    ratios = bool(ours and bare and lance)
+    header = [f"{name}: p50 / p99 ms, R@10" for name in shown]
+    if ratios:
+        header += [f"{ours} ÷ {lance} (p50)", f"{ours} ÷ {bare} (p50)"]
+    print("| filter | allowed |", " | ".join(header), "|")
+    print("|---|---|" + "---|" * len(header))
+    for spec, ref in exact_ref.items():
+        cells = []
+        for name in shown:
+            entry = results[name]["filters"][spec]
+            key = "cap" if name.split("@")[0] == "ours" else "nocap"
+            cells.append(
+                f"{statistics.median(entry['ms']):.2f} / {_p99(entry['ms']):.2f}, "
+                f"{_recall(entry['rows'], ref[key]):.3f}"
+            )
+        if ratios:
+            p50 = {
+                n: statistics.median(results[n]["filters"][spec]["ms"]) for n in (ours, bare, lance)
+            }
+            cells += [f"{p50[ours] / p50[lance]:.2f}", f"{p50[ours] / p50[bare]:.2f}"]
+        print(f"| {spec} | {ref['allowed']:,} |", " | ".join(cells), "|")
+    print(
+        "\n| engine | p50 no filter | p50 filtered (pooled) | p99 filtered | R@10 | dense R@100 |"
+        " open s | RSS MiB (open → after) | build s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, result in results.items():
+        filtered = [ms for spec, e in result["filters"].items() if spec != "none" for ms in e["ms"]]
+        key = "cap" if name.split("@")[0] == "ours" else "nocap"
+        found = [r for e in result["filters"].values() for r in e["rows"]]
+        ref = [r for spec in result["filters"] for r in exact_ref[spec][key]]
+        dense = [r for e in result["filters"].values() for r in e["dense_rows"]]
+        dense_ref = [r for spec in result["filters"] for r in exact_ref[spec]["dense"]]
+        if name.startswith("lance_"):
+            target = lance_dir(LANCE_CONFIGS[name[6:]])
+            build = lance_build_times.get(f"vector:{target.name}", float("nan"))
+            shared = sum(lance_build_times[k] for k in ("table_s", "fts_s", "scalar_s"))
+            build_text = f"{shared:.0f} + {build:.0f}"
+        else:
+            build_text = f"{meta['publish_s']:.0f} ({meta['search_files_s']:.0f} index files)"
+        base = result["baseline_rss_mib"]
+        print(
+            f"| {name} | {statistics.median(result['filters']['none']['ms']):.2f} "
+            f"| {statistics.median(filtered):.2f} | {_p99(filtered):.2f} "
+            f"| {_recall(found, ref):.3f} | {_recall(dense, dense_ref):.3f} "
+            f"| {result['open_s']:.1f} "
+            f"| {result['open_rss_mib'] - base:.0f} → {result['after_rss_mib'] - base:.0f} "
+            f"| {build_text} |"
+        )
+    details = {k: v for k, v in meta.items() if k != "filter_values"}
+    print(f"\nbuild details: {json.dumps(details, default=str)}")
+    print(f"lance build: {json.dumps(lance_build_times)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "step", choices=["all", "prepare", "exact", "time", "lance-build", "report"]
+    )
+    parser.add_argument("--source", type=Path, default=Path("/tmp/ainews-full"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/aimi-search-bench"))
+    parser.add_argument("--size", type=int, required=True)
+    parser.add_argument("--engine", default="ours")
+    parser.add_argument("--config", default=None, help="lance-build: a vector index config")
+    parser.add_argument("--columns", default="", help="report: engines of the per-filter table")
+    parser.add_argument("--passes", type=int, default=PASSES, help="time: passes over the queries")
+    parser.add_argument(
+        "--lance",
+        default="flat,ivf_pq-default,ivf_pq-np32-rf10,ivf_flat-np24,ivf_hnsw_sq-ef150",
+        help="all: LanceDB configs to build and time, comma-separated ('' for none)",
+    )
+    parser.add_argument(
+        "--engines",
+        default="ours,ours-nocap,bare,ours@1t,bare@1t",
+        help="all: our and bare-loop variants to time, comma-separated",
+    )
+    parser.add_argument(
+        "--skip", default="", help="all: steps already done (prepare, exact, lance-table)"
+    )
+    args = parser.parse_args()
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
+        f"python {platform.python_version()}, load {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    steps: dict[str, Callable[[], None]] = {
+        "all": lambda: run_all(args),
+        "prepare": lambda: prepare(args.source, args.work, args.size),
+        "exact": lambda: exact(args.work, args.size),
+        "time": lambda: time_engine(args.work, args.size, args.engine, args.passes),
+        "lance-build": lambda: lance_build(args.work, args.size, args.config),
+        "report": lambda: report(args.work, args.size, [c for c in args.columns.split(",") if c]),
+    }
+    steps[args.step]()
+
+
+if __name__ == "__main__":
+    main()
