@@ -100,8 +100,8 @@ class Ours:
 
 class TunedIndex(SearchIndex):
     """PROTOTYPE, not our shipped executor: the changes the breakdown (breakdown.py) points to,
-    to measure their effect. (1) Role and content-type masks computed once per value at open,
-    instead of comparing a NumPy string array on every call; (2) the exact dense path only up
+    to measure their effect. (1) Role and content-type masks computed once per value at open
+    (since adopted by ``SearchIndex`` itself, so inherited here); (2) the exact dense path only up
     to ``exact_max_rows`` allowed rows (FAISS IVF with the ID selector above); (3) ties broken
     by a precomputed integer rank of the unit id instead of a per-call array of id strings;
     (4) optionally (``ivf_in_ram``) the IVF index read into memory instead of memory-mapped
@@ -129,10 +129,6 @@ class TunedIndex(SearchIndex):
             self.ivf.nprobe = self.nprobe
         self.exact_max_rows = exact_max_rows
         self.strip_stop_words = strip_stop_words
-        self.role_masks = {str(v): self.roles == v for v in np.unique(self.roles)}
-        self.content_type_masks = {
-            str(v): self.content_types == v for v in np.unique(self.content_types)
-        }
         self.id_rank = np.empty(self.size, dtype=np.int64)
         self.id_rank[np.argsort(np.asarray(self.unit_ids))] = np.arange(self.size)
 
@@ -163,27 +159,6 @@ class TunedIndex(SearchIndex):
             if len(hits) == request.limit:
                 break
         return hits
-
-    def mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_] | None:
-        if not filters.any():
-            return None
-        none = np.zeros(self.size, dtype=bool)
-        mask = np.ones(self.size, dtype=bool)
-        if filters.role is not None:
-            mask &= self.role_masks.get(filters.role, none)
-        if filters.content_type is not None:
-            mask &= self.content_type_masks.get(filters.content_type, none)
-        if filters.theme is not None:
-            mask &= self._rows_mask([filters.theme], self.theme_rows)
-        if filters.entity_ids is not None:
-            mask &= self._rows_mask(filters.entity_ids, self.entity_rows)
-        if filters.published_from_us is not None:
-            mask &= self.published_us >= filters.published_from_us
-        if filters.published_before_us is not None:
-            mask &= self.published_us < filters.published_before_us
-        if filters.exclude_row is not None:
-            mask[filters.exclude_row] = False
-        return mask
 
 
 class ExactIndex(SearchIndex):
