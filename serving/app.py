@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 
 from anyio import to_thread
 from fastapi import FastAPI
-from threadpoolctl import threadpool_limits
 
 from serving.errors import add_exception_handlers
 from serving.keys import KeyStore
@@ -33,9 +32,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        # One BLAS thread: with MiniLM and numpy each spreading over the cores, a search took
-        # 95–113 ms instead of 22–28 ms on 2 cores (docs/benchmarks.md, "Search at scale").
-        threadpool_limits(1, user_api="blas")
         # Verifying checksums reads every table: keep that off the event loop.
         await to_thread.run_sync(store.start)
         query_embedder.warm()

@@ -164,6 +164,13 @@ def serve(
 ) -> None:
     """Serve /v1 from the current snapshot; new snapshots are picked up without a restart."""
     import uvicorn
+    from threadpoolctl import threadpool_limits
+
+    # One BLAS thread per server process: with MiniLM and numpy each spreading over the cores,
+    # a search took 95–113 ms instead of 22–28 ms on 2 cores (docs/benchmarks.md). The
+    # environment variable reaches worker processes, the call this one.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    threadpool_limits(1, user_api="blas")
 
     data = _data(data_dir)
     os.environ["AIMI_DATA_DIR"] = str(data.root)
