@@ -112,6 +112,10 @@ class SearchIndex:
         self.size = frame.height
         self.unit_ids: list[str] = frame["unit_id"].to_list()
         self.row_of = {unit_id: row for row, unit_id in enumerate(self.unit_ids)}
+        # each row's position in unit-id order: the tie-break, without building id strings
+        # per query
+        self.id_rank = np.empty(self.size, dtype=np.int64)
+        self.id_rank[np.argsort(np.asarray(self.unit_ids, dtype=object))] = np.arange(self.size)
         signal_ids = frame["signal_id"].to_list()
         codes: dict[str, int] = {}
         self.signal_code = np.asarray(
@@ -309,8 +313,7 @@ class SearchIndex:
             age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
             values = values * (1.0 - boost + boost * np.exp2(-age_days / RECENCY_HALF_LIFE_DAYS))
         # score desc; ties by unit id asc (rows are not ordered by id, ids are stable)
-        ids = np.asarray([self.unit_ids[r] for r in rows])
-        order = np.lexsort((ids, -values))
+        order = np.lexsort((self.id_rank[rows], -values))
         per_signal: dict[int, int] = {}
         hits: list[Hit] = []
         for i in order:

@@ -21,11 +21,8 @@ import numpy.typing as npt
 from corpus import FilterSpec, FloatMatrix
 
 from serving.search import (
-    _US_PER_DAY,
     MIN_DEPTH,
-    RECENCY_HALF_LIFE_DAYS,
     RRF_K,
-    Hit,
     SearchFilters,
     SearchIndex,
     SearchRequest,
@@ -103,7 +100,7 @@ class TunedIndex(SearchIndex):
     to measure their effect. (1) Role and content-type masks computed once per value at open
     (since adopted by ``SearchIndex`` itself, so inherited here); (2) the exact dense path only up
     to ``exact_max_rows`` allowed rows (FAISS IVF with the ID selector above); (3) ties broken
-    by a precomputed integer rank of the unit id instead of a per-call array of id strings;
+    by a precomputed integer rank of the unit id (adopted by ``SearchIndex``, inherited);
     (4) optionally (``ivf_in_ram``) the IVF index read into memory instead of memory-mapped
     (``faiss.IO_FLAG_MMAP``); (5) optionally another ``nprobe`` (filtered searches scale it
     as ours does); (6) optionally (``strip_stop_words``, a change of behaviour) the
@@ -129,36 +126,12 @@ class TunedIndex(SearchIndex):
             self.ivf.nprobe = self.nprobe
         self.exact_max_rows = exact_max_rows
         self.strip_stop_words = strip_stop_words
-        self.id_rank = np.empty(self.size, dtype=np.int64)
-        self.id_rank[np.argsort(np.asarray(self.unit_ids))] = np.arange(self.size)
 
     def lexical_leg(self, text: str, filters: SearchFilters, depth: int) -> list[int]:
         if self.strip_stop_words:
             kept = [w for w in lexical_terms(text).split() if w not in STOP_WORDS]
             text = " ".join(kept) or text
         return super().lexical_leg(text, filters, depth)
-
-    def _finish(self, scores: dict[int, float], request: SearchRequest) -> list[Hit]:
-        if not scores:
-            return []
-        rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
-        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
-        boost = request.recency_boost
-        if boost > 0:
-            age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
-            values = values * (1.0 - boost + boost * np.exp2(-age_days / RECENCY_HALF_LIFE_DAYS))
-        order = np.lexsort((self.id_rank[rows], -values))
-        per_signal: dict[int, int] = {}
-        hits: list[Hit] = []
-        signals = self.signal_code[rows[order]].tolist()
-        for i, signal in zip(order.tolist(), signals, strict=True):
-            if per_signal.get(signal, 0) >= request.diversity_cap:
-                continue
-            per_signal[signal] = per_signal.get(signal, 0) + 1
-            hits.append(Hit(int(rows[i]), float(values[i])))
-            if len(hits) == request.limit:
-                break
-        return hits
 
 
 class ExactIndex(SearchIndex):
