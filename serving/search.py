@@ -1,18 +1,20 @@
 """The search executor (DESIGN §8): filter-first lexical (tantivy BM25) and dense (FAISS or exact
 inner product) legs, reciprocal-rank fusion, recency boost and a per-signal diversity cap.
 
-Filters are applied inside both legs before ranking: the lexical leg adds them as clauses of
-its boolean query, the dense leg scores only allowed rows (exactly, when they are few or the
-index is flat; through FAISS with an ID selector and a proportionally wider probe otherwise).
-A leg that filled its depth may hold more: when the fused, capped list comes out short, the
-depth doubles until the list is full or both legs are exhausted, so a selective filter never
-returns fewer hits than exist.
+Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms
+(stop words dropped) as one disjunction; it adds the filters as zero-scoring clauses, or, when
+most rows are allowed, ranks unfiltered and drops disallowed rows, falling back to the clauses
+when that comes out short, so both ways give the same rows. The dense leg scores only allowed
+rows (exactly, when they are few or the index is flat; through FAISS with an ID selector and a
+proportionally wider probe otherwise). A leg that filled its depth may hold more: when the
+fused, capped list comes out short, the depth grows 4x until the list is full or both legs are
+exhausted, so a selective filter never returns fewer hits than exist.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +37,7 @@ from warehouse.search_index import (
     TEXT,
     THEME,
     VECTORS_FILE,
+    query_analyzer,
 )
 from warehouse.snapshot import OpenedSnapshot, SnapshotError
 
@@ -42,9 +45,12 @@ RRF_K = 60
 MIN_DEPTH = 100
 # Below this many allowed rows the dense leg scores them exactly instead of asking FAISS.
 EXACT_MAX_ROWS = 20_000
+# From this share of allowed rows up, the lexical leg ranks unfiltered (tantivy's block-max
+# WAND skips most postings) and drops disallowed rows itself; below it, the filters are clauses
+# of the query. Both give the same rows (docs/benchmarks.md has the crossover).
+POST_FILTER_MIN_SHARE = 0.25
 RECENCY_HALF_LIFE_DAYS = 30.0
 _US_PER_DAY = 86_400 * 1_000_000
-_QUERY_SYNTAX = re.compile(r"[^\w]+")
 
 BoolArray = npt.NDArray[np.bool_]
 Int64Array = npt.NDArray[np.int64]
@@ -95,10 +101,18 @@ class SearchRequest:
     legs: tuple[str, ...] = ("lexical", "dense")  # for evaluation: one leg alone
 
 
-def lexical_terms(text: str) -> str:
-    """The query as plain lower-case words: no query-language syntax reaches tantivy, so a
-    user's ``role:claim`` or ``AND`` is text, not an operator."""
-    return _QUERY_SYNTAX.sub(" ", text).lower().strip()
+@functools.cache
+def _analyzers() -> tuple[Any, Any]:
+    return query_analyzer(stop_words=True), query_analyzer(stop_words=False)
+
+
+def query_terms(text: str) -> list[str]:
+    """The query's distinct index terms, in order, through the index's own analyzer. Stop words
+    are dropped unless nothing else is left ("the who" still searches). No query syntax reaches
+    tantivy, so a user's ``role:claim`` or ``AND`` is text, not an operator."""
+    without_stop_words, with_stop_words = _analyzers()
+    terms = without_stop_words.analyze(text) or with_stop_words.analyze(text)
+    return list(dict.fromkeys(terms))
 
 
 class SearchIndex:
@@ -130,6 +144,10 @@ class SearchIndex:
             v: self.content_types == v for v in np.unique(self.content_types).tolist()
         }
         self.published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
+        # rows by publication time: a date filter marks one slice of it instead of comparing
+        # every row twice (1.9 ms at 1M units)
+        self.by_published = np.argsort(self.published_us, kind="stable")
+        self.published_sorted = self.published_us[self.by_published]
         self.theme_rows = _rows_by_member(frame["themes"].to_list())
         self.entity_rows = _rows_by_member(frame["entity_ids"].to_list())
         self.unit_json: list[bytes] = frame["unit_json"].to_list()
@@ -151,6 +169,7 @@ class SearchIndex:
             self.nprobe = int(params.get("nprobe", IVF_NPROBE))
             self.ivf.nprobe = self.nprobe
         self.exact_max_rows = EXACT_MAX_ROWS
+        self.post_filter_min_share = POST_FILTER_MIN_SHARE
         self.lexical = tantivy.Index.open(str(opened.path / LEXICAL_DIR))
         self.searcher = self.lexical.searcher()
         self.schema = self.lexical.schema
@@ -171,12 +190,22 @@ class SearchIndex:
             mask &= self._rows_mask([filters.theme], self.theme_rows)
         if filters.entity_ids is not None:
             mask &= self._rows_mask(filters.entity_ids, self.entity_rows)
-        if filters.published_from_us is not None:
-            mask &= self.published_us >= filters.published_from_us
-        if filters.published_before_us is not None:
-            mask &= self.published_us < filters.published_before_us
+        if filters.published_from_us is not None or filters.published_before_us is not None:
+            mask &= self._published_mask(filters.published_from_us, filters.published_before_us)
         if filters.exclude_row is not None:
             mask[filters.exclude_row] = False
+        return mask
+
+    def _published_mask(self, from_us: int | None, before_us: int | None) -> BoolArray:
+        """Rows published in [from_us, before_us); either bound may be open."""
+        first = 0 if from_us is None else np.searchsorted(self.published_sorted, from_us, "left")
+        end = (
+            self.size
+            if before_us is None
+            else np.searchsorted(self.published_sorted, before_us, "left")
+        )
+        mask = np.zeros(self.size, dtype=bool)
+        mask[self.by_published[first:end]] = True
         return mask
 
     def _rows_mask(self, values: Iterable[str], rows_of: dict[str, Int64Array]) -> BoolArray:
@@ -186,25 +215,26 @@ class SearchIndex:
                 mask[rows_of[value]] = True
         return mask
 
-    def _lexical_query(self, text: str, filters: SearchFilters) -> Any:
+    def _filter_clauses(self, filters: SearchFilters) -> list[Any]:
+        """One clause per filter, each scoring 0: a filter decides membership, never rank."""
         import tantivy
 
-        must = [self.lexical.parse_query(text, [TEXT])]
         schema = self.schema
+        clauses = []
 
         def term(name: str, value: str) -> Any:
             return tantivy.Query.term_query(schema, name, value, index_option="basic")
 
         if filters.role is not None:
-            must.append(term(ROLE, filters.role))
+            clauses.append(term(ROLE, filters.role))
         if filters.content_type is not None:
-            must.append(term(CONTENT_TYPE, filters.content_type))
+            clauses.append(term(CONTENT_TYPE, filters.content_type))
         if filters.theme is not None:
-            must.append(term(THEME, filters.theme))
+            clauses.append(term(THEME, filters.theme))
         if filters.entity_ids is not None:
-            must.append(tantivy.Query.term_set_query(schema, ENTITY, sorted(filters.entity_ids)))
+            clauses.append(tantivy.Query.term_set_query(schema, ENTITY, sorted(filters.entity_ids)))
         if filters.published_from_us is not None or filters.published_before_us is not None:
-            must.append(
+            clauses.append(
                 tantivy.Query.range_query(
                     schema,
                     PUBLISHED,
@@ -214,31 +244,58 @@ class SearchIndex:
                     include_upper=filters.published_before_us is None,
                 )
             )
-        clauses = [(tantivy.Occur.Must, q) for q in must]
         if filters.exclude_row is not None:  # only similar_to excludes, and it has no text leg
             raise ValueError("the lexical leg does not exclude rows")
-        return tantivy.Query.boolean_query(clauses)
+        return [tantivy.Query.const_score_query(clause, 0.0) for clause in clauses]
 
-    # -- legs ------------------------------------------------------------------------------
-
-    def lexical_leg(self, text: str, filters: SearchFilters, depth: int) -> list[int]:
-        """Rows in BM25 order, at most ``depth``; empty when the text has no words."""
-        terms = lexical_terms(text)
-        if not terms:
-            return []
-        result = self.searcher.search(self._lexical_query(terms, filters), depth, count=False)
+    def _ranked_rows(self, query: Any, depth: int) -> list[int]:
+        result = self.searcher.search(query, depth, count=False)
         addresses = [address for _score, address in result.hits]
         if not addresses:
             return []
         values = self.searcher.fast_field_values(ROW, addresses)
         return [row for row in values if isinstance(row, int)]
 
+    def lexical_leg(
+        self, text: str, filters: SearchFilters, depth: int, mask: BoolArray | None = None
+    ) -> list[int]:
+        """Allowed rows in BM25 order, at most ``depth``; empty when the text has no terms.
+        ``mask`` is ``self.mask(filters)``, passed in when the caller has it already."""
+        import tantivy
+
+        terms = query_terms(text)
+        if not terms:
+            return []
+        # a pure disjunction of term queries: the shape tantivy ranks with block-max WAND
+        union = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, TEXT, t)) for t in terms]
+        )
+        if not filters.any():
+            return self._ranked_rows(union, depth)
+        if mask is None:
+            mask = self.mask(filters)
+        assert mask is not None
+        allowed = int(np.count_nonzero(mask))
+        if allowed == 0:
+            return []
+        if allowed >= self.post_filter_min_share * self.size:
+            # enough allowed rows that the top-ranked ones, filtered, very likely fill the
+            # depth; when they do not and more rows matched, the filtered query decides
+            wanted = min(self.size, math.ceil(2 * depth * self.size / allowed))
+            ranked = self._ranked_rows(union, wanted)
+            kept = [row for row in ranked if mask[row]]
+            if len(kept) >= depth or len(ranked) < wanted:
+                return kept[:depth]
+        clauses = [(tantivy.Occur.Must, union)]
+        clauses += [(tantivy.Occur.Must, clause) for clause in self._filter_clauses(filters)]
+        return self._ranked_rows(tantivy.Query.boolean_query(clauses), depth)
+
     def dense_leg(
         self, vector: FloatMatrix, mask: BoolArray | None, depth: int
     ) -> tuple[list[int], list[float]]:
         """Rows by inner product (cosine), at most ``depth``, with their similarities."""
         query = np.ascontiguousarray(vector, dtype=np.float32).reshape(1, -1)
-        allowed = self.size if mask is None else int(mask.sum())
+        allowed = self.size if mask is None else int(np.count_nonzero(mask))
         if allowed == 0:
             return [], []
         if self.ivf is None or allowed <= self.exact_max_rows:
@@ -279,7 +336,7 @@ class SearchIndex:
     def search(self, request: SearchRequest) -> list[Hit]:
         """The best ``limit`` hits: fused (hybrid) or cosine (similar_to), boosted, capped."""
         mask = self.mask(request.filters)
-        allowed = self.size if mask is None else int(mask.sum())
+        allowed = self.size if mask is None else int(np.count_nonzero(mask))
         depth = max(MIN_DEPTH, 2 * request.limit)
         while True:
             scores: dict[int, float] = {}
@@ -291,7 +348,7 @@ class SearchIndex:
             else:
                 legs: list[list[int]] = []
                 if "lexical" in request.legs:
-                    legs.append(self.lexical_leg(request.query_text, request.filters, depth))
+                    legs.append(self.lexical_leg(request.query_text, request.filters, depth, mask))
                 if "dense" in request.legs:
                     legs.append(self.dense_leg(request.query_vector, mask, depth)[0])
                 for ranked in legs:

@@ -26,6 +26,12 @@ LEXICAL_DIR = "lexical"
 IVF_MIN_UNITS = 50_000
 IVF_NPROBE = 96  # recall@10 vs exact fusion: 0.978 at 100k, 0.981 at 1M (bench/search)
 TOKENIZER = "en_stem"
+# Dropped from queries, never from the index: Lucene's English stop set, the one Elasticsearch's
+# `english` analyzer uses. At 1M units they made the lexical leg 4x slower (docs/benchmarks.md).
+QUERY_STOP_WORDS = (
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with"
+).split()
 # What the lexical index stores per unit (besides its text): the filter fields.
 ROW, TEXT, ROLE, CONTENT_TYPE, PUBLISHED, ENTITY, THEME = (
     "row",
@@ -48,6 +54,22 @@ def lexical_schema() -> Any:
         builder.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field(PUBLISHED, stored=False, indexed=True, fast=True)
     return builder.build()
+
+
+def query_analyzer(*, stop_words: bool) -> Any:
+    """The index's ``en_stem`` chain for query text (simple tokenizer, tokens over 40 bytes
+    dropped, lower case, English Snowball stemmer), with ``QUERY_STOP_WORDS`` removed before
+    stemming when ``stop_words`` is set."""
+    import tantivy
+
+    builder = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+    )
+    if stop_words:
+        builder = builder.filter(tantivy.Filter.custom_stopword(QUERY_STOP_WORDS))
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
 
 
 def ivf_lists(n: int) -> int:

@@ -11,6 +11,7 @@ vector, prepared)`` is the timed call and returns the top ``LIMIT`` rows (row = 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,13 +27,14 @@ from serving.search import (
     SearchFilters,
     SearchIndex,
     SearchRequest,
-    lexical_terms,
+    query_terms,
 )
 from warehouse.search_index import (
     ENTITY,
     IVF_FILE,
     LEXICAL_DIR,
     PUBLISHED,
+    QUERY_STOP_WORDS,
     ROLE,
     ROW,
     TEXT,
@@ -42,12 +44,7 @@ from warehouse.search_index import (
 from warehouse.snapshot import OpenedSnapshot
 
 LIMIT = 10
-# For the TunedIndex prototype: a query-side stop list (the index keeps every word), the
-# commonest English function words, whose postings cover a large share of all units.
-STOP_WORDS = frozenset(
-    "a an and are as at be been but by for from has have in is it its of on or that the their "
-    "this to was were will with".split()
-)
+STOP_WORDS = frozenset(QUERY_STOP_WORDS)
 API_DIVERSITY_CAP = 2  # the API's default
 NO_CAP = LIMIT  # at most LIMIT per signal among LIMIT hits: no cap at all
 # Our executor's depth per leg for LIMIT = 10 (max(100, 4·limit·max(1, 3 − cap))); every
@@ -95,45 +92,6 @@ class Ours:
         return [hit.row for hit in self.index.search(request)]
 
 
-class TunedIndex(SearchIndex):
-    """PROTOTYPE, not our shipped executor: the changes the breakdown (breakdown.py) points to,
-    to measure their effect. (1) Role and content-type masks computed once per value at open
-    (since adopted by ``SearchIndex`` itself, so inherited here); (2) the exact dense path only up
-    to ``exact_max_rows`` allowed rows (FAISS IVF with the ID selector above); (3) ties broken
-    by a precomputed integer rank of the unit id (adopted by ``SearchIndex``, inherited);
-    (4) optionally (``ivf_in_ram``) the IVF index read into memory instead of memory-mapped
-    (``faiss.IO_FLAG_MMAP``); (5) optionally another ``nprobe`` (filtered searches scale it
-    as ours does); (6) optionally (``strip_stop_words``, a change of behaviour) the
-    lexical leg's query without the commonest English function words."""
-
-    def __init__(
-        self,
-        opened: OpenedSnapshot,
-        as_of: datetime,
-        *,
-        exact_max_rows: int,
-        ivf_in_ram: bool = False,
-        nprobe: int | None = None,
-        strip_stop_words: bool = False,
-    ) -> None:
-        import faiss
-
-        super().__init__(opened, as_of)
-        if ivf_in_ram and self.ivf is not None:
-            self.ivf = faiss.read_index(str(opened.path / IVF_FILE))
-        if self.ivf is not None:
-            self.nprobe = nprobe or self.nprobe
-            self.ivf.nprobe = self.nprobe
-        self.exact_max_rows = exact_max_rows
-        self.strip_stop_words = strip_stop_words
-
-    def lexical_leg(self, text: str, filters: SearchFilters, depth: int) -> list[int]:
-        if self.strip_stop_words:
-            kept = [w for w in lexical_terms(text).split() if w not in STOP_WORDS]
-            text = " ".join(kept) or text
-        return super().lexical_leg(text, filters, depth)
-
-
 class ExactIndex(SearchIndex):
     """Our executor with the IVF index removed: the dense leg scores every allowed row exactly.
     Dense results are memoized by depth until ``forget()`` (call it for every new query or
@@ -167,7 +125,8 @@ class BareFilter:
 
 class BareLoop:
     """tantivy + FAISS + RRF in a few lines over the same files ours reads: the filter as
-    integer-coded numpy masks, a tantivy boolean query with filter clauses, FAISS IVF with an
+    integer-coded numpy masks, a tantivy boolean query of the same terms as ours (stop words
+    dropped) with zero-scoring filter clauses, FAISS IVF with an
     ``IDSelectorBitmap`` for any filter (nprobe scaled by the filter's selectivity, as ours;
     exact numpy only when the corpus has no IVF index), RRF k = 60, no diversity cap, no
     recency."""
@@ -234,28 +193,34 @@ class BareLoop:
         f: BareFilter = prepared
         spec = f.spec
         mask = self._mask(f)
-        # lexical leg
-        must = [(tantivy.Occur.Must, self.lexical.parse_query(lexical_terms(text), [TEXT]))]
+        # lexical leg: the query's terms as one disjunction, each filter a zero-scoring clause
+        union = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, TEXT, term))
+                for term in query_terms(text)
+            ]
+        )
+        clauses = []
         if spec.role is not None:
-            must.append((tantivy.Occur.Must, self._term(ROLE, spec.role)))
+            clauses.append(self._term(ROLE, spec.role))
         if spec.theme is not None:
-            must.append((tantivy.Occur.Must, self._term(THEME, spec.theme)))
+            clauses.append(self._term(THEME, spec.theme))
         if spec.entity is not None:
-            must.append((tantivy.Occur.Must, self._term(ENTITY, spec.entity)))
+            clauses.append(self._term(ENTITY, spec.entity))
         if spec.published_from_us is not None:
-            must.append(
-                (
-                    tantivy.Occur.Must,
-                    tantivy.Query.range_query(
-                        self.schema,
-                        PUBLISHED,
-                        tantivy.FieldType.Integer,
-                        spec.published_from_us,
-                        spec.published_before_us,
-                        include_upper=spec.published_before_us is None,
-                    ),
+            clauses.append(
+                tantivy.Query.range_query(
+                    self.schema,
+                    PUBLISHED,
+                    tantivy.FieldType.Integer,
+                    spec.published_from_us,
+                    spec.published_before_us,
+                    include_upper=spec.published_before_us is None,
                 )
             )
+        must = [(tantivy.Occur.Must, union)] + [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(c, 0.0)) for c in clauses
+        ]
         hits = self.searcher.search(tantivy.Query.boolean_query(must), DEPTH, count=False).hits
         values = (
             self.searcher.fast_field_values(ROW, [address for _score, address in hits])
@@ -313,6 +278,13 @@ def _rows_by_member(lists: list[list[str] | None]) -> dict[str, npt.NDArray[np.i
 
 
 # -- LanceDB ---------------------------------------------------------------------------------
+
+
+def lance_text(text: str) -> str:
+    """The words LanceDB's full-text search gets: the query's words without our stop words,
+    as ours and the bare loop search them (its index stems them as ours does)."""
+    words = re.findall(r"\w+", text)
+    return " ".join(w for w in words if w.lower() not in STOP_WORDS) or " ".join(words)
 
 
 @dataclass(frozen=True)
@@ -397,7 +369,7 @@ class Lance:
         query = (
             self.table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
             .vector(vector)
-            .text(lexical_terms(text))
+            .text(lance_text(text))
         )
         if prepared is not None:
             query = query.where(prepared, prefilter=True)

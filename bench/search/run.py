@@ -13,12 +13,9 @@ our snapshot, timed build), ``exact`` (the reference rankings), ``time`` for our
 loop, ``lance-build`` and ``time`` for every LanceDB index in ``--lance``. ``time`` warms up on
 ``WARMUP`` queries, then runs every query ``PASSES`` times per filter set, sequentially, one
 thread of ours; it records each call's latency, the first pass's rows, the dense leg's rows
-(for vector recall) and the resident memory. Prototypes, not our shipped configuration, are
-named by suffixes: ``@1t`` limits BLAS and OpenMP to one thread (threadpoolctl, FAISS);
-``@exactN`` runs ``engines.TunedIndex`` (role masks precomputed, exact dense path only up to N
-allowed rows, integer tie-break), ``+ram`` reads its IVF index into memory, ``+npN`` sets its
-nprobe, ``+nostop`` adds its stop-word-free lexical query; they combine, e.g.
-``ours@1t+exact20000+ram+np96+nostop``.
+(for vector recall) and the resident memory. Ours and the bare loop run with one BLAS thread,
+as ``aimi serve`` does; a suffix ``@npN`` sets their nprobe instead of the manifest's (e.g.
+``bare@np24``), to trade recall for time.
 """
 
 from __future__ import annotations
@@ -156,7 +153,7 @@ def prepare(source_dir: Path, work: Path, size: int) -> None:
 def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, float]]:
     """The engine and its open time; imports happen before the memory baseline."""
 
-    from engines import LANCE_CONFIGS, BareLoop, Lance, Ours, TunedIndex, lance_dir
+    from engines import LANCE_CONFIGS, BareLoop, Lance, Ours, lance_dir
 
     from serving.search import SearchIndex
     from warehouse.snapshot import open_snapshot
@@ -165,39 +162,23 @@ def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, flo
     if engine.startswith("lance:"):
         import lancedb  # noqa: F401  (import before the baseline)
     engine, _, variant = engine.partition("@")
-    tokens = set(variant.split("+")) - {""}
-    if "1t" in tokens:  # prototype: BLAS and OpenMP (FAISS) limited to one thread
-        import faiss
+    nprobe = int(variant[2:]) if variant.startswith("np") and variant[2:].isdigit() else None
+    if variant and nprobe is None:
+        raise SystemExit(f"unknown variant {variant}")
+    if not engine.startswith("lance:"):
+        # ours and the bare loop run as `aimi serve` does: one BLAS thread (FAISS searches one
+        # query on one thread anyway); LanceDB keeps its own thread pool
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=1)
-        faiss.omp_set_num_threads(1)
-    exact_max = [int(t[5:]) for t in tokens if t.startswith("exact")]  # prototype: TunedIndex
-    nprobe = [int(t[2:]) for t in tokens if t.startswith("np")]
-    if (
-        tokens
-        - {"1t", "nostop", "ram"}
-        - {f"exact{n}" for n in exact_max}
-        - {f"np{n}" for n in nprobe}
-    ):
-        raise SystemExit(f"unknown variant {variant}")
     baseline = _memory()
     started = time.perf_counter()
     opened_engine: Any
     if engine in ("ours", "ours-nocap"):
         opened = open_snapshot(folder)
-        index = (
-            TunedIndex(
-                opened,
-                opened.manifest.as_of,
-                exact_max_rows=exact_max[0],
-                ivf_in_ram="ram" in tokens,
-                nprobe=nprobe[0] if nprobe else None,
-                strip_stop_words="nostop" in tokens,
-            )
-            if exact_max
-            else SearchIndex(opened, opened.manifest.as_of)
-        )
+        index = SearchIndex(opened, opened.manifest.as_of)
+        if nprobe is not None and index.ivf is not None:
+            index.nprobe = index.ivf.nprobe = nprobe
         opened_engine = Ours(index, diversity_cap=2 if engine == "ours" else 10)
     elif engine == "bare":
         units = pl.read_parquet(
@@ -211,7 +192,7 @@ def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, flo
             units["published_at"].dt.epoch("us").to_numpy(),
             units["themes"].to_list(),
             units["entity_ids"].to_list(),
-            nprobe=nprobe[0] if nprobe else int(meta["search_params"].get("nprobe", 24)),
+            nprobe=nprobe or int(meta["search_params"]["nprobe"]),
         )
     elif engine.startswith("lance:"):
         config = LANCE_CONFIGS[engine[6:]]
@@ -541,7 +522,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--engines",
-        default="ours,ours-nocap,bare,ours@1t,bare@1t",
+        default="ours,ours-nocap,bare",
         help="all: our and bare-loop variants to time, comma-separated",
     )
     parser.add_argument(

@@ -16,7 +16,14 @@ from fastapi.testclient import TestClient
 
 from serving.app import create_app
 from serving.models import SearchResults
-from serving.search import RRF_K, SearchFilters, SearchIndex, SearchRequest
+from serving.search import (
+    POST_FILTER_MIN_SHARE,
+    RRF_K,
+    SearchFilters,
+    SearchIndex,
+    SearchRequest,
+    query_terms,
+)
 from tests.serving.conftest import AS_OF, DEV_KEY, make_settings
 from tests.serving.test_filters import GROUP, REGISTRY, tagged  # noqa: F401  (fixture)
 from warehouse.paths import DataDir
@@ -94,6 +101,57 @@ def test_fused_scores_are_rrf_of_both_legs(index: SearchIndex) -> None:
         )
     )
     assert [h.row for h in only_lexical] == lexical[:5]
+
+
+def test_query_terms_drop_stop_words_unless_nothing_else_is_left() -> None:
+    assert query_terms("The funding of the new data centers") == ["fund", "new", "data", "center"]
+    assert query_terms("To be or not to be") == ["to", "be", "or", "not"]  # only stop words
+    assert query_terms("role:claim AND (funding") == ["role", "claim", "fund"]  # syntax is text
+    assert query_terms("?!") == []
+
+
+def test_date_masks_include_the_start_and_exclude_the_end(index: SearchIndex) -> None:
+    published = index.published_us
+    start, end = sorted((int(published[5]), int(published[9])))
+    for from_us, before_us in ((start, end), (start, None), (None, end), (end, start)):
+        expected = np.ones(index.size, dtype=bool)
+        if from_us is not None:
+            expected &= published >= from_us
+        if before_us is not None:
+            expected &= published < before_us
+        filters = SearchFilters(published_from_us=from_us, published_before_us=before_us)
+        assert np.array_equal(index.mask(filters), expected)
+
+
+LEXICAL_FILTERS = [
+    SearchFilters(role="claim"),
+    SearchFilters(content_type="analysis"),
+    SearchFilters(theme="Capital & Investment"),
+    SearchFilters(entity_ids=frozenset({"ent:/texas00000"})),
+    SearchFilters(role="claim", theme="Infrastructure"),
+    SearchFilters(
+        published_from_us=1_774_000_000_000_000, published_before_us=1_775_300_000_000_000
+    ),
+]
+
+
+@pytest.mark.parametrize("filters", LEXICAL_FILTERS)
+def test_a_filter_never_reorders_the_lexical_leg(
+    index: SearchIndex, filters: SearchFilters
+) -> None:
+    """Filtered, the leg is the unfiltered ranking with disallowed rows removed, whether the
+    filters are query clauses or applied to the ranked rows, and however deep it goes."""
+    mask = index.mask(filters)
+    assert mask is not None and 0 < mask.sum() < index.size
+    everything = index.lexical_leg(QUERY, SearchFilters(), index.size)
+    expected = [row for row in everything if mask[row]]
+    try:
+        for share in (0.0, 2.0):  # always rank, then drop; always filter in the query
+            index.post_filter_min_share = share
+            for depth in (3, 10, index.size):
+                assert index.lexical_leg(QUERY, filters, depth) == expected[:depth]
+    finally:
+        index.post_filter_min_share = POST_FILTER_MIN_SHARE
 
 
 @pytest.mark.parametrize(
