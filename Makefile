@@ -32,7 +32,8 @@ run: setup  ## demo corpus if absent, build a snapshot, serve on 127.0.0.1:8000,
 	$(BIN)/aimi build --demo
 	$(BIN)/aimi serve --dev
 
-test: setup  ## run the whole test suite
+test: setup  ## run the whole test suite (installs redis-server for its tests if missing)
+	@scripts/ensure-redis
 	$(BIN)/python -m pytest
 
 lint: setup  ## ruff check, ruff format --check, mypy

@@ -3,6 +3,7 @@ the /v1 routers, with a lifespan that loads the snapshot and follows its pointer
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -12,6 +13,7 @@ from fastapi import FastAPI
 from serving.errors import add_exception_handlers
 from serving.keys import KeyStore
 from serving.query_embedder import QueryEmbedder
+from serving.ratelimit import open_limiter
 from serving.routers import v1_router
 from serving.settings import API_VERSION, Settings, get_settings
 from serving.store import SnapshotStore
@@ -34,11 +36,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Verifying checksums reads every table: keep that off the event loop.
         await to_thread.run_sync(store.start)
+        limiter = open_limiter(
+            settings.rate_limit_storage, data_dir.root, settings.rate_limit_tiers
+        )
+        _app.state.limiter = limiter
         query_embedder.warm()
         try:
             yield
         finally:
             await to_thread.run_sync(store.stop)
+            limiter.close()
 
     app = FastAPI(
         title="aimi",
@@ -50,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.query_embedder = query_embedder
     app.state.keys = KeyStore(data_dir.keys_file)
+    app.state.clock = time.time  # the rate-limit windows' clock; tests move it
     add_exception_handlers(app)
     app.include_router(v1_router())
     return app

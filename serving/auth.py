@@ -1,5 +1,7 @@
-"""API-key authentication for the data endpoints (spec §5): ``X-API-Key`` must be the dev key
-(``AIMI_DEV_API_KEY``) or an active key from the key store."""
+"""API-key authentication and rate limiting for the data endpoints (spec §5, §8): ``X-API-Key``
+must be the dev key (``AIMI_DEV_API_KEY``) or an active key from the key store, and the key's
+tier must have room in both windows. The ``X-RateLimit-*`` headers of the decision go on the
+response whatever its status (``serving.errors.RequestIdMiddleware`` adds them)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 
-from serving.errors import Unauthorized
+from serving.errors import RATE_LIMIT_HEADERS_STATE, RateLimited, Unauthorized, Unavailable
 from serving.keys import KeyStore
+from serving.ratelimit import RateLimiter, RateLimitError
 
 API_KEY_HEADER = "X-API-Key"
 DEV_KEY_ID = "dev"
@@ -48,12 +51,36 @@ async def require_api_key(
     if not presented:
         raise Unauthorized(f"missing API key: send it in the {API_KEY_HEADER} header")
     if _matches_dev_key(presented, request):
-        return Principal(key_id=DEV_KEY_ID, name="development key", tier=DEV_TIER)
-    keys: KeyStore = request.app.state.keys
-    record = keys.verify(presented)
-    if record is None:
-        raise Unauthorized(f"invalid or revoked API key in the {API_KEY_HEADER} header")
-    return Principal(key_id=record.key_id, name=record.name, tier=record.tier)
+        principal = Principal(key_id=DEV_KEY_ID, name="development key", tier=DEV_TIER)
+    else:
+        keys: KeyStore = request.app.state.keys
+        record = keys.verify(presented)
+        if record is None:
+            raise Unauthorized(f"invalid or revoked API key in the {API_KEY_HEADER} header")
+        principal = Principal(key_id=record.key_id, name=record.name, tier=record.tier)
+    _admit(request, principal)
+    return principal
+
+
+def _admit(request: Request, principal: Principal) -> None:
+    """Count the request against the key's quota; 429 when a window is full."""
+    limiter: RateLimiter = request.app.state.limiter
+    try:
+        decision = limiter.check(principal.key_id, principal.tier, request.app.state.clock())
+    except RateLimitError as exc:
+        raise Unavailable(f"rate limiting is unavailable: {exc}", retry_after=5) from None
+    request.scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = [
+        (name.lower().encode(), value.encode()) for name, value in decision.headers().items()
+    ]
+    if not decision.admitted:
+        window = "monthly" if decision.month_exceeded else "per-minute"
+        quota = decision.quota.per_month if decision.month_exceeded else decision.quota.per_minute
+        raise RateLimited(
+            f"{window} quota of {quota} requests for tier {principal.tier!r} is used up; "
+            f"retry after {decision.retry_after} s",
+            retry_after=decision.retry_after,
+            reset=decision.reset,
+        )
 
 
 ApiKeyDep = Annotated[Principal, Depends(require_api_key)]

@@ -88,6 +88,16 @@ class Unavailable(ApiError):
         super().__init__(503, "unavailable", message, retry_after=retry_after)
 
 
+class RateLimited(ApiError):
+    """429: a window of the key's quota is full; ``retry_after`` and ``reset`` say until when."""
+
+    def __init__(self, message: str, *, retry_after: int, reset: int) -> None:
+        super().__init__(429, "rate_limited", message, retry_after=retry_after, reset=reset)
+
+
+RATE_LIMIT_HEADERS_STATE = "rate_limit_headers"
+
+
 def request_id_of(scope: Scope) -> str | None:
     """The id the middleware gave this request (None outside the middleware)."""
     state = scope.get("state")
@@ -161,8 +171,9 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 
 class RequestIdMiddleware:
-    """Pure ASGI middleware: assigns the request id, stamps ``X-Request-Id`` on every response,
-    and turns an exception nothing else handled into the 500 error body.
+    """Pure ASGI middleware: assigns the request id, stamps ``X-Request-Id`` on every response
+    (and the ``X-RateLimit-*`` headers on every authenticated one, from the request state the
+    key check fills), and turns an exception nothing else handled into the 500 error body.
 
     Pure ASGI rather than ``BaseHTTPMiddleware``: no extra task or body buffering per request.
     """
@@ -175,7 +186,8 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         request_id = _incoming_request_id(scope) or uuid.uuid4().hex
-        scope.setdefault("state", {})["request_id"] = request_id
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
         header = (REQUEST_ID_HEADER.lower().encode(), request_id.encode())
         started = False
 
@@ -184,7 +196,9 @@ class RequestIdMiddleware:
             if message["type"] == "http.response.start":
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != header[0]]
-                message = {**message, "headers": [*headers, header]}
+                headers.append(header)
+                headers.extend(state.get(RATE_LIMIT_HEADERS_STATE, ()))
+                message = {**message, "headers": headers}
             await send(message)
 
         try:

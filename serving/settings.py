@@ -7,8 +7,10 @@ from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from serving.ratelimit import DEFAULT_TIERS, Quota
 
 # The version of the /v1 contract reported by /v1/health (spec §9), not the package version.
 API_VERSION = "0.1.0"
@@ -25,8 +27,16 @@ class Settings(BaseSettings):
     admin_secret: SecretStr | None = None
     as_of: datetime | None = None
     rate_limit_storage: str = "embedded"
+    # JSON, e.g. {"free": {"per_minute": 30, "per_month": 5000}}: tiers given replace the
+    # defaults of the same name, the others stay
+    rate_limit_tiers: dict[str, Quota] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
     dev_api_key: SecretStr | None = None
     snapshot_poll_seconds: float = Field(default=2.0, gt=0)
+
+    @field_validator("rate_limit_tiers", mode="after")
+    @classmethod
+    def _keep_default_tiers(cls, tiers: dict[str, Quota]) -> dict[str, Quota]:
+        return {**DEFAULT_TIERS, **tiers}
 
 
 @lru_cache(maxsize=1)
