@@ -1,4 +1,6 @@
-"""``python -m pipelines build [--as-of ISO] [--data-dir DIR]``: what `aimi build` runs.
+"""``python -m pipelines build [--as-of ISO] [--data-dir DIR]``: what `aimi build` runs;
+``python -m pipelines refresh [--as-of ISO] [--data-dir DIR]``: what ``POST /v1/admin/refresh``
+runs, printing its report as one JSON line (exit status 75 when another build is running).
 
 The API process never imports Dagster: the CLI starts this module as a child process, so the
 module boundaries of DESIGN §2 hold for `serving` too.
@@ -7,10 +9,13 @@ module boundaries of DESIGN §2 hold for `serving` too.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
+from datetime import datetime
 
-from pipelines.build import BuildError, build
+from pipelines.build import BuildBusy, BuildError, build, refresh
 from pipelines.resources import parse_as_of
 from warehouse.paths import DataDir
 
@@ -26,12 +31,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="give every signal the current extractor, also sources ingested before 2026-04-28",
     )
+    again = sub.add_parser(
+        "refresh", help="re-materialize the derived views and new embeddings, then publish"
+    )
+    again.add_argument("--as-of", help="fix the build clock (ISO 8601 date or date-time, UTC)")
+    again.add_argument("--data-dir", help="data dir (default: AIMI_DATA_DIR or ./data)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         as_of = parse_as_of(args.as_of) if args.as_of else None
     except ValueError as exc:
         parser.error(str(exc))
+    if args.command == "refresh":
+        return _refresh(DataDir.from_env(args.data_dir), as_of)
     try:
         opened = build(
             DataDir.from_env(args.data_dir),
@@ -47,6 +59,29 @@ def main(argv: list[str] | None = None) -> int:
         f"published snapshot {opened.snapshot_id} (as_of {opened.manifest.as_of:%Y-%m-%d %H:%M}Z): "
         f"{counts}\n"
     )
+    return 0
+
+
+def _refresh(data: DataDir, as_of: datetime | None) -> int:
+    try:
+        report = refresh(data, as_of=as_of)
+    except BuildBusy as exc:
+        sys.stderr.write(f"aimi refresh: {exc}\n")
+        return os.EX_TEMPFAIL
+    except BuildError as exc:
+        sys.stderr.write(f"aimi refresh: {exc}\n")
+        return 1
+    snapshot = report.snapshot
+    line = {
+        "views": list(report.views),
+        "units_embedded": report.units_embedded,
+        "snapshot": {
+            "id": snapshot.snapshot_id,
+            "as_of": snapshot.manifest.as_of.isoformat(),
+            "built_at": snapshot.manifest.built_at.isoformat(),
+        },
+    }
+    sys.stdout.write(json.dumps(line) + "\n")
     return 0
 
 

@@ -1,9 +1,16 @@
-"""Materialize the whole asset graph in-process (what `aimi build` runs)."""
+"""Materialize the whole asset graph in-process (what `aimi build` runs), or only the derived
+views and the embeddings (what `POST /v1/admin/refresh` runs). One build at a time per data
+dir: both hold ``build.lock``."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -17,8 +24,46 @@ from warehouse.snapshot import OpenedSnapshot, open_current
 DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
+# What a refresh re-materializes (spec §4.10): the aggregate views behind profiles, co-occurrence,
+# the theme overview and the weekly counts, then the embeddings of new units and the snapshot.
+REFRESHED_VIEWS = ("entity_trends", "theme_trends", "entity_profiles", "theme_profiles")
+_REFRESHED = (*REFRESHED_VIEWS, "unit_embeddings", "snapshot")
+
+
 class BuildError(RuntimeError):
     """A step of the build failed; the message names it."""
+
+
+class BuildBusy(BuildError):
+    """Another build or refresh holds the data dir's build lock."""
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    views: tuple[str, ...]
+    units_embedded: int
+    snapshot: OpenedSnapshot
+
+
+@contextlib.contextmanager
+def build_lock(data: DataDir, *, wait: bool) -> Iterator[None]:
+    """Exclusive use of the data dir for one build; ``wait=False`` raises ``BuildBusy``."""
+    data.root.mkdir(parents=True, exist_ok=True)
+    with open(data.build_lock, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                raise BuildBusy(
+                    f"another build or refresh is running on {data.root} (it holds "
+                    f"{data.build_lock.name}); try again when it has finished"
+                ) from None
+            sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def dagster_instance(data: DataDir, *, persistent: bool) -> dg.DagsterInstance:
@@ -48,15 +93,40 @@ def build(
         as_of=as_of.isoformat() if as_of else "",
         force_reextract=force_reextract,
     )
-    with dagster_instance(data, persistent=persistent) as instance:
-        return _materialize(data, resource, instance, log_level)
+    with build_lock(data, wait=True), dagster_instance(data, persistent=persistent) as instance:
+        return _materialize(data, resource, instance, log_level)[0]
+
+
+def refresh(
+    data: DataDir,
+    *,
+    as_of: datetime | None = None,
+    persistent: bool = True,
+    log_level: str = "WARNING",
+) -> RefreshReport:
+    """Re-materialize the derived views, embed units not embedded yet, publish a snapshot.
+    Raises ``BuildBusy`` at once when a build or another refresh is running."""
+    resource = AimiResource(data_dir=str(data.root), as_of=as_of.isoformat() if as_of else "")
+    with build_lock(data, wait=False), dagster_instance(data, persistent=persistent) as instance:
+        opened, result = _materialize(data, resource, instance, log_level, selection=_REFRESHED)
+    embedded = 0
+    for materialization in result.asset_materializations_for_node("unit_embeddings"):
+        value = materialization.metadata.get("units_embedded")
+        if isinstance(value, dg.IntMetadataValue) and value.value is not None:
+            embedded = value.value
+    return RefreshReport(REFRESHED_VIEWS, embedded, opened)
 
 
 def _materialize(
-    data: DataDir, resource: AimiResource, instance: dg.DagsterInstance, log_level: str
-) -> OpenedSnapshot:
+    data: DataDir,
+    resource: AimiResource,
+    instance: dg.DagsterInstance,
+    log_level: str,
+    selection: tuple[str, ...] | None = None,
+) -> tuple[OpenedSnapshot, dg.ExecuteInProcessResult]:
     result = dg.materialize(
         [*ASSETS, *CHECKS],
+        selection=list(selection) if selection else None,
         resources={"aimi": resource},
         instance=instance,
         raise_on_error=False,
@@ -73,4 +143,4 @@ def _materialize(
     opened = open_current(data)
     if opened is None:
         raise BuildError("the build finished but published no snapshot")
-    return opened
+    return opened, result

@@ -205,12 +205,21 @@ def _log_config() -> dict[str, Any]:
 @keys_app.command("create")
 def keys_create(
     name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")],
-    tier: Annotated[str, typer.Option("--tier", help="Quota tier.")] = "free",
+    tier: Annotated[
+        str, typer.Option("--tier", help="Quota tier (AIMI_RATE_LIMIT_TIERS adds tiers).")
+    ] = "free",
     data_dir: DataDirOption = None,
 ) -> None:
     """Create an API key and print it once; only its hash is stored."""
     from serving.keys import KeyStore
+    from serving.settings import get_settings
 
+    tiers = get_settings().rate_limit_tiers
+    if tier not in tiers:
+        raise typer.BadParameter(
+            f"tier {tier!r} is not configured; configured tiers: {', '.join(sorted(tiers))}",
+            param_hint="--tier",
+        )
     record, plaintext = KeyStore(_data(data_dir).keys_file).create(name, tier)
     _echo(plaintext)
     _echo(

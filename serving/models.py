@@ -310,14 +310,61 @@ _ERROR_DESCRIPTIONS = {
     400: "Invalid parameters (`invalid_parameters`, `field` names the parameter).",
     401: "Missing, invalid or revoked API key (`unauthorized`).",
     404: "Unknown resource (`not_found`).",
-    429: "Rate limit exceeded (`rate_limited`).",
-    503: "No snapshot loaded yet (`unavailable`); retry after `retry_after` seconds.",
+    429: "Rate limit exceeded (`rate_limited`); `retry_after` and `reset` say until when, and "
+    "the `Retry-After` and `X-RateLimit-*` headers repeat it.",
+    500: "The refresh failed (`internal_error`); the snapshot served before stays.",
+    503: "Temporarily unavailable (`unavailable`): no snapshot loaded yet, rate limiting "
+    "unreachable, or (admin) another build running; retry after `retry_after` seconds.",
+}
+
+
+_RATE_LIMIT_HEADERS = {
+    f"X-RateLimit-{part}-{window}": {
+        "description": description.format(window=window.lower()),
+        "schema": {"type": "integer"},
+    }
+    for window in ("Minute", "Monthly")
+    for part, description in (
+        ("Limit", "Requests allowed per {window} window for the key's tier."),
+        ("Remaining", "Requests left in the current {window} window."),
+        ("Reset", "Unix seconds at which the current {window} window resets."),
+    )
 }
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` entries documenting the error body for each status."""
-    return {
+    """``responses=`` entries documenting the error body for each status. With 429 (every
+    route behind the API key), the success response and every error also document the
+    ``X-RateLimit-*`` headers, and the 429 its ``Retry-After``."""
+    responses: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorBody, "description": _ERROR_DESCRIPTIONS[status]}
         for status in statuses
     }
+    if 429 in statuses:
+        responses[200] = {"headers": _RATE_LIMIT_HEADERS}
+        for status in statuses:
+            if status != 401:  # no valid key, no quota to report
+                responses[status]["headers"] = dict(_RATE_LIMIT_HEADERS)
+        responses[429]["headers"]["Retry-After"] = {
+            "description": "Seconds until the exceeded window resets (1–60 for the minute).",
+            "schema": {"type": "integer"},
+        }
+    return responses
+
+
+class MaterializedViews(BaseModel):
+    views_refreshed: int = Field(description="How many derived views were re-materialized.")
+    views: list[str] = Field(description="Their names (Dagster asset keys).")
+
+
+class Embeddings(BaseModel):
+    units_embedded: int = Field(description="Units embedded by this refresh (new since the last).")
+
+
+class RefreshResult(BaseModel):
+    """``POST /v1/admin/refresh`` (spec §4.10), with the snapshot it published."""
+
+    status: str = Field(description="`ok` when the new snapshot is being served.")
+    materialized_views: MaterializedViews
+    embeddings: Embeddings
+    snapshot: SnapshotInfo = Field(description="The snapshot the refresh published.")

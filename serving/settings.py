@@ -25,6 +25,8 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path("data")
     admin_secret: SecretStr | None = None
+    # or only its SHA-256 (hex), so the plaintext need not sit in the environment
+    admin_secret_sha256: SecretStr | None = None
     as_of: datetime | None = None
     rate_limit_storage: str = "embedded"
     # JSON, e.g. {"free": {"per_minute": 30, "per_month": 5000}}: tiers given replace the

@@ -53,6 +53,11 @@ class DataDir:
         return self.root / "keys.json"
 
     @property
+    def build_lock(self) -> Path:
+        """Held by whatever materializes and publishes (`aimi build`, an admin refresh)."""
+        return self.root / "build.lock"
+
+    @property
     def reviews_file(self) -> Path:
         return self.root / "reviews.jsonl"
 

@@ -78,7 +78,7 @@ def main() -> None:
                 index.post_filter_min_share = shipped_share
 
         def exact(i: int, rows: npt.NDArray[np.int64] = rows) -> object:
-            scores = index.vectors[rows] @ vectors[i]
+            scores = index._scores_of(rows, vectors[i])
             return np.argpartition(-scores, DEPTH)[:DEPTH]
 
         def ivf(

@@ -41,7 +41,7 @@ def _shown(value: str) -> str:
 @router.get(
     "/entities",
     response_model=EntityList,
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(400, 401, 404, 503, 429),
     summary="List entity profiles",
     description="Cursor-paginated entity profiles without `related_entities`. Pass "
     "`next_cursor` back as `cursor` until `has_more` is false; a cursor only works with the "
@@ -126,7 +126,7 @@ async def list_entities(
 @router.get(
     "/entities/trending",
     response_model=TrendingList,
-    responses=error_responses(401, 404, 503),
+    responses=error_responses(401, 404, 503, 429),
     summary="Trending entities",
     description="Entities with at least 2 signals, reviewed set. `rising`: 4-week momentum "
     "above 0 and at least 2 signals in the last complete week, by z-score; `hot`: by "
@@ -176,7 +176,7 @@ def find_entity(snapshot: LoadedSnapshot, name_or_id: str) -> int:
     "/entities/{name_or_id:path}",
     response_model=EntityProfileDetail,
     response_model_exclude_none=True,
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(400, 401, 404, 503, 429),
     summary="One entity profile with related entities",
     description="By public id (`ent:/…`, raw or URL-encoded) or URL-encoded display name or "
     "alias, whatever its signal count. `related_entities`: top 25 by signals in common.",

@@ -32,7 +32,7 @@ MAX_QUERY_CHARS = 2000
     "/search",
     response_model=SearchResults,
     response_model_exclude_none=True,
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(400, 401, 404, 503, 429),
     summary="Search verified units",
     description="Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused "
     "by reciprocal rank with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, "

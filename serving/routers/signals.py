@@ -152,7 +152,7 @@ def published_bounds(
 @router.get(
     "/signals",
     response_model=SignalList,
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(400, 401, 404, 503, 429),
     summary="List signals, newest first",
     description="Cursor-paginated signal cards. Pass `next_cursor` back as `cursor` until "
     "`has_more` is false; paging is keyset-based, so a snapshot published between pages "
@@ -227,7 +227,7 @@ async def list_signals(
     "/signals/{signal_id}",
     response_model=SignalDetail,
     response_model_exclude_none=True,
-    responses=error_responses(401, 404, 503),
+    responses=error_responses(401, 404, 503, 429),
     summary="One signal with its verified units",
 )
 async def get_signal(

@@ -19,7 +19,7 @@ router = APIRouter(tags=["themes"])
 @router.get(
     "/themes",
     response_model=ThemeList,
-    responses=error_responses(401, 503),
+    responses=error_responses(401, 503, 429),
     summary="The 12 themes",
     description="Both axes in canonical order (value chain first), or one axis. Not paginated.",
 )
@@ -36,7 +36,7 @@ async def list_themes(
 @router.get(
     "/themes/{axis}/{label}",
     response_model=ThemeDetail,
-    responses=error_responses(401, 404, 503),
+    responses=error_responses(401, 404, 503, 429),
     summary="One theme with related themes",
     description="`label` is a URL-encoded canonical label, matched in any case (e.g. "
     "`/v1/themes/market_force/Capital%20%26%20Investment`). Shorthands such as `C&I` are "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -198,3 +200,19 @@ def fresh_client(fresh_root: Path) -> Iterator[TestClient]:
 @pytest.fixture
 def key_store(shared_root: Path) -> KeyStore:
     return KeyStore(DataDir(shared_root).keys_file)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on right now (for tests that start a real server)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()

@@ -103,3 +103,39 @@ def test_settings_read_the_aimi_environment(
     assert settings.as_of is not None and settings.as_of.year == 2026
     assert settings.snapshot_poll_seconds == 0.5
     assert settings.rate_limit_storage == "embedded" and settings.admin_secret is None
+
+
+def test_the_keys_commands_create_list_and_revoke(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path)]
+    created = runner.invoke(
+        app, ["keys", "create", "--name", "reporting job", "--tier", "pro", *data]
+    )
+    assert created.exit_code == 0, created.output
+    plaintext = created.stdout.strip().splitlines()[0]
+    record = KeyStore(tmp_path / "keys.json").verify(plaintext)
+    assert record is not None and record.tier == "pro" and record.name == "reporting job"
+    listed = runner.invoke(app, ["keys", "list", *data])
+    assert f"{record.key_id}\treporting job\tpro" in listed.stdout and "active" in listed.stdout
+    assert plaintext not in listed.stdout and record.sha256 not in listed.stdout
+    assert runner.invoke(app, ["keys", "revoke", record.key_id, *data]).exit_code == 0
+    assert KeyStore(tmp_path / "keys.json").verify(plaintext) is None
+    assert "revoked" in runner.invoke(app, ["keys", "list", *data]).stdout
+    assert runner.invoke(app, ["keys", "revoke", "0123456789ab", *data]).exit_code == 1
+
+
+def test_a_key_needs_a_configured_tier(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    result = CliRunner().invoke(
+        app, ["keys", "create", "--name", "x", "--tier", "gold", "--data-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "tier 'gold' is not configured" in result.output
+    assert not (tmp_path / "keys.json").exists()

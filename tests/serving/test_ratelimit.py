@@ -8,7 +8,6 @@ import calendar
 import multiprocessing
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -33,7 +32,7 @@ from serving.ratelimit import (
     open_limiter,
 )
 from serving.settings import Settings
-from tests.serving.conftest import DEV_KEY, make_settings
+from tests.serving.conftest import DEV_KEY, free_port, make_settings, stop_process
 
 # 2026-11-21 10:15:30 UTC: mid-minute, mid-month
 NOW = calendar.timegm((2026, 11, 21, 10, 15, 30))
@@ -231,13 +230,6 @@ def test_the_dev_key_is_counted_in_its_own_tier(client: TestClient) -> None:
 # -- several uvicorn workers, and a restart --------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _serve(root: Path, port: int, workers: int) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
@@ -269,21 +261,13 @@ def _serve(root: Path, port: int, workers: int) -> subprocess.Popen[bytes]:
     raise AssertionError("aimi serve did not come up within 90 s")
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
 def test_two_workers_count_exactly_and_a_restart_keeps_the_month(
     tmp_path: Path, shared_root: Path
 ) -> None:
     root = tmp_path / "data"
     shutil.copytree(shared_root / "snapshots", root / "snapshots")
     _, key = KeyStore(root / "keys.json").create("burst client", "burst")
-    port = _free_port()
+    port = free_port()
     server = _serve(root, port, workers=2)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -295,14 +279,14 @@ def test_two_workers_count_exactly_and_a_restart_keeps_the_month(
             statuses = list(pool.map(lambda _: c.get("/v1/themes").status_code, range(90)))
         assert statuses.count(200) == 60 and statuses.count(429) == 30
     finally:
-        _stop(server)
+        stop_process(server)
     server = _serve(root, port, workers=1)
     try:
         response = httpx.get(f"http://127.0.0.1:{port}/v1/themes", headers={"X-API-Key": key})
         assert response.status_code == 429  # the month's 60 were used before the restart
         assert response.headers["x-ratelimit-remaining-monthly"] == "0"
     finally:
-        _stop(server)
+        stop_process(server)
 
 
 # -- Redis ---------------------------------------------------------------------------------------
@@ -316,7 +300,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if os.environ.get("CI"):
             pytest.fail("redis-server is missing: `make test` runs scripts/ensure-redis first")
         pytest.skip("redis-server is not installed (scripts/ensure-redis installs it)")
-    port = _free_port()
+    port = free_port()
     folder = tmp_path_factory.mktemp("redis")
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],

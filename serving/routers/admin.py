@@ -1,0 +1,130 @@
+"""``POST /v1/admin/refresh`` (spec §4.10, DESIGN §10): re-materialize the derived views, embed
+units not embedded yet, publish, swap, report. Only the admin secret opens it; an API key alone
+never does.
+
+The work runs in a child interpreter (``python -m pipelines refresh``), as ``aimi build`` does:
+the API process never imports Dagster, and a crash in a build cannot take the server down. The
+request waits for it. A second refresh while one runs (or while ``aimi build`` runs) is refused
+at once with 503 and ``retry_after``: the data dir's build lock decides, so two refreshes never
+write at the same time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime
+from typing import Annotated, Any
+
+from anyio import to_thread
+from fastapi import APIRouter, Security
+from fastapi.security import APIKeyHeader
+
+from serving.deps import SettingsDep, StoreDep
+from serving.errors import ApiError, Unauthorized, Unavailable
+from serving.models import (
+    Embeddings,
+    MaterializedViews,
+    RefreshResult,
+    SnapshotInfo,
+    error_responses,
+)
+from serving.settings import Settings
+
+ADMIN_SECRET_HEADER = "X-Admin-Secret"
+REFRESH_TIMEOUT_SECONDS = 6 * 3600
+BUSY_RETRY_SECONDS = 30
+
+router = APIRouter(prefix="/admin", tags=["admin"])
+
+_admin_secret_header = APIKeyHeader(
+    name=ADMIN_SECRET_HEADER,
+    auto_error=False,
+    scheme_name="AdminSecret",
+    description="The admin secret (`AIMI_ADMIN_SECRET` or `AIMI_ADMIN_SECRET_SHA256`).",
+)
+
+
+def _expected_digest(settings: Settings) -> bytes | None:
+    if settings.admin_secret_sha256 is not None:
+        try:
+            return bytes.fromhex(settings.admin_secret_sha256.get_secret_value().strip())
+        except ValueError:
+            return None  # misconfigured: nothing matches
+    if settings.admin_secret is not None and settings.admin_secret.get_secret_value():
+        return hashlib.sha256(settings.admin_secret.get_secret_value().encode()).digest()
+    return None
+
+
+def require_admin(settings: Settings, presented: str | None) -> None:
+    """401 unless ``presented`` is the admin secret; compared as SHA-256 digests in constant
+    time, so neither the secret's length nor its prefix leaks through timing."""
+    expected = _expected_digest(settings)
+    if expected is None:
+        raise Unauthorized(
+            "the admin endpoint is disabled: set AIMI_ADMIN_SECRET (or AIMI_ADMIN_SECRET_SHA256)"
+        )
+    if not presented:
+        raise Unauthorized(f"missing admin secret: send it in the {ADMIN_SECRET_HEADER} header")
+    if not hmac.compare_digest(hashlib.sha256(presented.encode()).digest(), expected):
+        raise Unauthorized(f"invalid admin secret in the {ADMIN_SECRET_HEADER} header")
+
+
+def _run_refresh(settings: Settings, data_root: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pipelines", "refresh", "--data-dir", data_root]
+    if settings.as_of is not None:
+        command += ["--as-of", settings.as_of.isoformat()]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=REFRESH_TIMEOUT_SECONDS,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        check=False,
+    )
+
+
+@router.post(
+    "/refresh",
+    response_model=RefreshResult,
+    summary="Refresh the derived views and embeddings, publish and serve",
+    description="Re-materializes the aggregate views behind entity profiles, co-occurrence, the "
+    "theme overview and the weekly counts, embeds units not embedded yet, publishes a snapshot "
+    "and serves it before answering. Needs `X-Admin-Secret`; an API key is not enough. While "
+    "a refresh or a build runs, another is refused with 503 and `retry_after`. The clock is "
+    "`AIMI_AS_OF` when set, else now.",
+    responses=error_responses(401, 500, 503),
+)
+async def refresh(
+    settings: SettingsDep,
+    store: StoreDep,
+    secret: Annotated[str | None, Security(_admin_secret_header)] = None,
+) -> RefreshResult:
+    require_admin(settings, secret)
+    done = await to_thread.run_sync(_run_refresh, settings, str(store.data_dir.root))
+    if done.returncode == os.EX_TEMPFAIL:
+        raise Unavailable(
+            done.stderr.strip().removeprefix("aimi refresh: "), retry_after=BUSY_RETRY_SECONDS
+        )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ApiError(500, "internal_error", f"the refresh failed: {last}")
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    await to_thread.run_sync(store.refresh)  # serve it now, not at the next poll
+    published = report["snapshot"]
+    return RefreshResult(
+        status="ok",
+        materialized_views=MaterializedViews(
+            views_refreshed=len(report["views"]), views=report["views"]
+        ),
+        embeddings=Embeddings(units_embedded=report["units_embedded"]),
+        snapshot=SnapshotInfo(
+            id=published["id"],
+            as_of=datetime.fromisoformat(published["as_of"]),
+            built_at=datetime.fromisoformat(published["built_at"]),
+        ),
+    )
