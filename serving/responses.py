@@ -11,7 +11,7 @@ import orjson
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 50
 # The spec's 2026-06-12 rename: `q` is read as absent and the response says it is deprecated.
-DEPRECATION_HEADERS = {"Deprecation": "true", "Link": '</docs/changelog.md>; rel="deprecation"'}
+DEPRECATION_HEADERS = {"Deprecation": "true", "Link": '</v1/changelog>; rel="deprecation"'}
 
 
 def json_list(key: str, items: Sequence[bytes], extra: Iterable[tuple[str, Any]] = ()) -> bytes:

@@ -1,14 +1,21 @@
-"""``GET /v1/health``: liveness, API version and the snapshot being served; no key needed."""
+"""``GET /v1/health``: liveness, API version and the snapshot being served; ``GET /v1/changelog``:
+the API changelog (``docs/changelog.md``), where deprecation ``Link`` headers point. Neither
+needs a key."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from pathlib import Path
+
+from fastapi import APIRouter, Response
 
 from serving.deps import StoreDep
-from serving.models import Health, SnapshotInfo
+from serving.errors import NotFound
+from serving.models import Health, SnapshotInfo, error_responses
 from serving.settings import API_VERSION
 
 router = APIRouter(tags=["health"])
+
+CHANGELOG = Path(__file__).resolve().parents[2] / "docs" / "changelog.md"
 
 
 @router.get(
@@ -29,3 +36,23 @@ async def health(store: StoreDep) -> Health:
             id=snapshot.snapshot_id, as_of=snapshot.as_of, built_at=snapshot.built_at
         ),
     )
+
+
+@router.get(
+    "/changelog",
+    response_class=Response,
+    responses={
+        200: {"content": {"text/markdown": {}}, "description": "The changelog."},
+        **error_responses(404),
+    },
+    summary="API changelog",
+    description="Dated entries (`Announcement`, `Deprecated`, `Shipped`, `Sunset`) with a "
+    "migration note each, as Markdown. The `Link` of a deprecated parameter's response points "
+    "here. No key needed.",
+)
+async def changelog() -> Response:
+    try:
+        text = CHANGELOG.read_bytes()
+    except FileNotFoundError:
+        raise NotFound("the changelog is not installed with this copy of the service") from None
+    return Response(text, media_type="text/markdown; charset=utf-8")

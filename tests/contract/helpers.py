@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
+import httpx2 as httpx  # what starlette.testclient returns
 from fastapi.testclient import TestClient
 
 from tests.contract import spec
@@ -54,7 +54,7 @@ def validation_errors(response: httpx.Response, loc: tuple[str | int, ...]) -> l
     assert response.headers[REQUEST_ID_HEADER]
     body = response.json()
     assert isinstance(body, dict) and set(body) == {"detail"}, body
-    detail = body["detail"]
+    detail: list[Json] = body["detail"]
     assert isinstance(detail, list) and detail
     for item in detail:
         assert isinstance(item, dict)

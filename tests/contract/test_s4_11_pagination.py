@@ -64,7 +64,7 @@ def test_s4_11_entity_pages_join_into_the_one_list(
 
 def test_s4_11_filtered_pages_join_into_the_one_list(api: TestClient) -> None:
     """§4.11 paging with filters set: the cursor continues the filtered list."""
-    params = {"theme": "Applications", "content_type": "analysis"}
+    params: dict[str, Any] = {"theme": "Applications", "content_type": "analysis"}
     small = signal_ids(walk(api, "/v1/signals", "signals", limit=9, **params))
     assert small and small == signal_ids(walk(api, "/v1/signals", "signals", limit=50, **params))
 

@@ -66,7 +66,8 @@ def test_s5_admin_refresh_is_not_reachable_with_an_api_key(
 
 
 def test_s5_openapi_declares_the_key_on_data_routes_only(bare: TestClient) -> None:
-    """§5 in the OpenAPI document: `X-API-Key` on every data operation, none on health, the
+    """§5 in the OpenAPI document: `X-API-Key` on every data operation, none on health (nor
+    the changelog), the
     admin secret (not the API key) on the admin operation."""
     document = bare.get("/openapi.json").json()
     schemes = document["components"]["securitySchemes"]
@@ -75,7 +76,7 @@ def test_s5_openapi_declares_the_key_on_data_routes_only(bare: TestClient) -> No
         for method, operation in operations.items():
             headers = {header_of[n] for req in operation.get("security", []) for n in req}
             expected: set[str]
-            if path == "/v1/health":
+            if path in ("/v1/health", "/v1/changelog"):
                 expected = set()
             elif path.startswith("/v1/admin/"):
                 expected = {"X-Admin-Secret"}

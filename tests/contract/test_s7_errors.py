@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from urllib.parse import quote
 
-import httpx
+import httpx2 as httpx  # what starlette.testclient returns
 import polars as pl
 import pytest
 from fastapi.testclient import TestClient
@@ -55,23 +55,28 @@ def test_s7_400_search_takes_exactly_one_of_q_and_similar_to(
     invalid(api.get("/v1/search", params=params), {"q", "similar_to"})
 
 
-@pytest.mark.parametrize("path", ["/v1/search?q=chips", "/v1/signals"])
-def test_s7_400_window_with_published_after(api: TestClient, path: str) -> None:
+# (path, the parameters the request needs besides those under test)
+LISTS = [("/v1/search", {"q": "chips"}), ("/v1/signals", {})]
+
+
+@pytest.mark.parametrize(("path", "base"), LISTS, ids=["search", "signals"])
+def test_s7_400_window_with_published_after(api: TestClient, path: str, base: Json) -> None:
     """§4.2 `window` cannot be combined with `published_after`; DESIGN §9 → 400."""
-    response = api.get(path, params={"window": "7d", "published_after": "2026-10-01"})
+    params = {**base, "window": "7d", "published_after": "2026-10-01"}
+    response = api.get(path, params=params)
     invalid(response, {"window", "published_after"})
 
 
-@pytest.mark.parametrize("path", ["/v1/search?q=chips", "/v1/signals"])
+@pytest.mark.parametrize(("path", "base"), LISTS, ids=["search", "signals"])
 def test_s7_400_published_after_later_than_published_before(
-    api: TestClient, as_of: datetime, path: str
+    api: TestClient, as_of: datetime, path: str, base: Json
 ) -> None:
     """DESIGN §9: `published_after` later than `published_before` → 400 (also when the lower
     bound comes from `window`)."""
-    late = {"published_after": "2026-09-02", "published_before": "2026-09-01"}
+    late = {**base, "published_after": "2026-09-02", "published_before": "2026-09-01"}
     invalid(api.get(path, params=late), {"published_after", "published_before"})
     before = iso(as_of - timedelta(days=30))
-    windowed = api.get(path, params={"window": "7d", "published_before": before})
+    windowed = api.get(path, params={**base, "window": "7d", "published_before": before})
     invalid(windowed, {"window", "published_before"})
 
 
@@ -81,11 +86,13 @@ def test_s7_400_published_after_later_than_published_before(
     ids=["text", "empty-object", "no-position", "symbols", "long"],
 )
 @pytest.mark.parametrize(
-    "path", ["/v1/signals", "/v1/signals?sort=changed", "/v1/entities"], ids=lambda p: p
+    ("path", "sort"),
+    [("/v1/signals", "published"), ("/v1/signals", "changed"), ("/v1/entities", "trend")],
+    ids=["signals", "feed", "entities"],
 )
-def test_s7_400_bad_cursor(api: TestClient, path: str, cursor: str) -> None:
+def test_s7_400_bad_cursor(api: TestClient, path: str, sort: str, cursor: str) -> None:
     """DESIGN §9: a bad cursor → 400, `field` `cursor` (§4.11 cursors are opaque)."""
-    invalid(api.get(path, params={"cursor": cursor}), {"cursor"})
+    invalid(api.get(path, params={"sort": sort, "cursor": cursor}), {"cursor"})
 
 
 def _cursor(api: TestClient, path: str, **params: str) -> str:

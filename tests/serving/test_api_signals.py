@@ -185,7 +185,7 @@ def test_deprecated_q_is_ignored_with_headers(client: TestClient) -> None:
     assert with_q.status_code == 200
     assert with_q.content == plain.content
     assert with_q.headers["Deprecation"] == "true"
-    assert with_q.headers["Link"] == '</docs/changelog.md>; rel="deprecation"'
+    assert with_q.headers["Link"] == '</v1/changelog>; rel="deprecation"'
 
 
 def test_detail_matches_its_card(client: TestClient) -> None:
