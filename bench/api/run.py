@@ -134,7 +134,7 @@ def main() -> None:
         try:
             _wait(f"{base}/v1/health")
             headers = {"X-API-Key": key}
-            entity = httpx.get(f"{base}/v1/entities/trending?limit=1", headers=headers).json()
+            entity = httpx.get(f"{base}/v1/entities?limit=1", headers=headers).json()
             entity_id = entity["entities"][0]["entity_id"]
             profile = httpx.get(f"{base}/v1/entities/{entity_id}", headers=headers)
             payload.write_bytes(profile.content)
