@@ -108,8 +108,8 @@ def _analyzers() -> tuple[Any, Any]:
 
 def query_terms(text: str) -> list[str]:
     """The query's distinct index terms, in order, through the index's own analyzer. Stop words
-    are dropped unless nothing else is left ("the who" still searches). No query syntax reaches
-    tantivy, so a user's ``role:claim`` or ``AND`` is text, not an operator."""
+    are dropped unless nothing else is left ("to be or not to be" still searches). No query
+    syntax reaches tantivy, so a user's ``role:claim`` or ``AND`` is text, not an operator."""
     without_stop_words, with_stop_words = _analyzers()
     terms = without_stop_words.analyze(text) or with_stop_words.analyze(text)
     return list(dict.fromkeys(terms))
