@@ -9,7 +9,7 @@ export AIMI_DATA_DIR ?= $(CURDIR)/data
 FIND_LINKS := $(wildcard /opt/wheels)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test lint typecheck dagster demo build serve clean-data
+.PHONY: help setup run test lint typecheck dagster demo build serve clean-data notebooks
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ dagster: setup  ## the Dagster UI on 127.0.0.1:3000 over the same data dir
 	@# run from DAGSTER_HOME: Dagster warns about a dagster.yaml in the working folder otherwise
 	cd $(AIMI_DATA_DIR)/dagster && DAGSTER_HOME=$(AIMI_DATA_DIR)/dagster \
 		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
+
+notebooks: setup  ## Jupyter Lab on notebooks/ over the data dir (build a snapshot first: make build)
+	$(BIN)/jupyter lab --ip 127.0.0.1 notebooks/
 
 build: setup  ## materialize every asset and publish a snapshot (AS_OF=2026-01-01 to fix the clock)
 	$(BIN)/aimi build $(if $(AS_OF),--as-of $(AS_OF))

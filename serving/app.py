@@ -11,7 +11,9 @@ from anyio import to_thread
 from fastapi import FastAPI
 
 from serving.errors import add_exception_handlers
+from serving.fastpath import FastPath
 from serving.keys import KeyStore
+from serving.mcp import McpEndpoint, create_mcp_server, streamable_http_app
 from serving.query_embedder import QueryEmbedder
 from serving.ratelimit import open_limiter
 from serving.routers import v1_router
@@ -25,12 +27,18 @@ DESCRIPTION = (
 )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A new app over ``settings`` (the environment's when None); tests pass their own."""
+def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> FastAPI:
+    """A new app over ``settings`` (the environment's when None); tests pass their own.
+
+    ``fast_path=False`` leaves every request to the FastAPI routes (``serving.fastpath``
+    answers the pre-rendered entity and signal resources otherwise); tests compare the two.
+    """
     settings = settings or get_settings()
     data_dir = DataDir.from_env(settings.data_dir)
     store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
     query_embedder = QueryEmbedder()
+    mcp_server = create_mcp_server(store.require, query_embedder)
+    mcp_app = streamable_http_app(mcp_server)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -42,7 +50,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         _app.state.limiter = limiter
         query_embedder.warm()
         try:
-            yield
+            async with mcp_server.session_manager.run():
+                yield
         finally:
             await to_thread.run_sync(store.stop)
             limiter.close()
@@ -58,6 +67,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.query_embedder = query_embedder
     app.state.keys = KeyStore(data_dir.keys_file)
     app.state.clock = time.time  # the rate-limit windows' clock; tests move it
+    # added before add_exception_handlers, so they sit inside its request-id middleware
+    app.add_middleware(McpEndpoint, mcp_app=mcp_app)
+    if fast_path:
+        app.add_middleware(FastPath)
     add_exception_handlers(app)
     app.include_router(v1_router())
     return app

@@ -11,12 +11,15 @@ from typing import Annotated
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
+from starlette.datastructures import State
+from starlette.types import Scope
 
 from serving.errors import RATE_LIMIT_HEADERS_STATE, RateLimited, Unauthorized, Unavailable
 from serving.keys import KeyStore
 from serving.ratelimit import RateLimiter, RateLimitError
 
 API_KEY_HEADER = "X-API-Key"
+_API_KEY_NAME = API_KEY_HEADER.lower().encode()
 DEV_KEY_ID = "dev"
 DEV_TIER = "dev"
 
@@ -37,39 +40,44 @@ class Principal:
     tier: str
 
 
-def _matches_dev_key(presented: str, request: Request) -> bool:
-    dev_key = request.app.state.settings.dev_api_key
-    if dev_key is None:
-        return False
-    return hmac.compare_digest(presented.encode("utf-8"), dev_key.get_secret_value().encode())
+def api_key_of(scope: Scope) -> str | None:
+    """The first ``X-API-Key`` header of a raw ASGI request, as Starlette's ``Headers.get``
+    reads it (ASGI servers lower-case header names)."""
+    for name, value in scope["headers"]:
+        if name == _API_KEY_NAME:
+            text: str = value.decode("latin-1")
+            return text
+    return None
 
 
-async def require_api_key(
-    request: Request, presented: Annotated[str | None, Security(_api_key_header)]
-) -> Principal:
-    """The caller's principal; 401 when the key is missing, unknown or revoked."""
+def authenticate(state: State, presented: str | None) -> Principal:
+    """The principal ``presented`` names; 401 when it is missing, unknown or revoked.
+
+    ``state`` is the app's state: its settings (the dev key) and key store.
+    """
     if not presented:
         raise Unauthorized(f"missing API key: send it in the {API_KEY_HEADER} header")
-    if _matches_dev_key(presented, request):
-        principal = Principal(key_id=DEV_KEY_ID, name="development key", tier=DEV_TIER)
-    else:
-        keys: KeyStore = request.app.state.keys
-        record = keys.verify(presented)
-        if record is None:
-            raise Unauthorized(f"invalid or revoked API key in the {API_KEY_HEADER} header")
-        principal = Principal(key_id=record.key_id, name=record.name, tier=record.tier)
-    _admit(request, principal)
-    return principal
+    dev_key = state.settings.dev_api_key
+    if dev_key is not None and hmac.compare_digest(
+        presented.encode("utf-8"), dev_key.get_secret_value().encode()
+    ):
+        return Principal(key_id=DEV_KEY_ID, name="development key", tier=DEV_TIER)
+    keys: KeyStore = state.keys
+    record = keys.verify(presented)
+    if record is None:
+        raise Unauthorized(f"invalid or revoked API key in the {API_KEY_HEADER} header")
+    return Principal(key_id=record.key_id, name=record.name, tier=record.tier)
 
 
-def _admit(request: Request, principal: Principal) -> None:
-    """Count the request against the key's quota; 429 when a window is full."""
-    limiter: RateLimiter = request.app.state.limiter
+def admit(state: State, scope: Scope, principal: Principal) -> None:
+    """Count the request against the key's quota; 429 when a window is full. The decision's
+    ``X-RateLimit-*`` headers go into the request's ``scope`` state whatever the outcome."""
+    limiter: RateLimiter = state.limiter
     try:
-        decision = limiter.check(principal.key_id, principal.tier, request.app.state.clock())
+        decision = limiter.check(principal.key_id, principal.tier, state.clock())
     except RateLimitError as exc:
         raise Unavailable(f"rate limiting is unavailable: {exc}", retry_after=5) from None
-    request.scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = [
+    scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = [
         (name.lower().encode(), value.encode()) for name, value in decision.headers().items()
     ]
     if not decision.admitted:
@@ -81,6 +89,15 @@ def _admit(request: Request, principal: Principal) -> None:
             retry_after=decision.retry_after,
             reset=decision.reset,
         )
+
+
+async def require_api_key(
+    request: Request, presented: Annotated[str | None, Security(_api_key_header)]
+) -> Principal:
+    """The caller's principal, admitted by the rate limiter (401, 429 or 503 otherwise)."""
+    principal = authenticate(request.app.state, presented)
+    admit(request.app.state, request.scope, principal)
+    return principal
 
 
 ApiKeyDep = Annotated[Principal, Depends(require_api_key)]

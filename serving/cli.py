@@ -1,4 +1,4 @@
-"""The ``aimi`` command line: ingest, build, serve, demo data and API keys."""
+"""The ``aimi`` command line: ingest, build, serve, MCP, demo data, API keys and review."""
 
 from __future__ import annotations
 
@@ -157,6 +157,13 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    access_log: Annotated[
+        bool,
+        typer.Option(
+            help="Log one line per request (uvicorn's access log). It costs about a tenth of "
+            "the throughput of a pre-rendered resource; turn it off behind a proxy that logs.",
+        ),
+    ] = True,
     dev: Annotated[
         bool, typer.Option("--dev", help="Accept a development key and print it with examples.")
     ] = False,
@@ -190,7 +197,33 @@ def serve(
         workers=workers,
         log_level="info",
         log_config=_log_config(),
+        access_log=access_log,
     )
+
+
+@app.command()
+def mcp(data_dir: DataDirOption = None) -> None:
+    """The MCP server over stdio, for a local MCP client: the tools /mcp serves, over the
+    current snapshot (followed like `aimi serve` does), without an API key."""
+    from threadpoolctl import threadpool_limits
+
+    from serving.mcp import create_mcp_server
+    from serving.query_embedder import QueryEmbedder
+    from serving.settings import get_settings
+    from serving.store import SnapshotStore
+
+    # stdout is the protocol: everything else (logs, warnings) goes to stderr
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    threadpool_limits(1, user_api="blas")
+    data = _data(data_dir)
+    store = SnapshotStore(data, poll_seconds=get_settings().snapshot_poll_seconds)
+    store.start()
+    embedder = QueryEmbedder()
+    embedder.warm()
+    try:
+        create_mcp_server(store.require, embedder).run("stdio")
+    finally:
+        store.stop()
 
 
 def _log_config() -> dict[str, Any]:

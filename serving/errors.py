@@ -138,10 +138,10 @@ def error_response(
     )
 
 
-async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
+def error_response_of(scope: Scope, exc: ApiError) -> Response:
+    """The error body of ``exc``."""
     return error_response(
-        request.scope,
+        scope,
         exc.status,
         exc.code,
         exc.message,
@@ -149,6 +149,11 @@ async def _api_error(request: Request, exc: Exception) -> Response:
         retry_after=exc.retry_after,
         reset=exc.reset,
     )
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response_of(request.scope, exc)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

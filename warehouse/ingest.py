@@ -214,7 +214,8 @@ def ingest_paths(
         )
         if report.inserted or report.updated:
             write_table(data_dir, "sources", table)
-    if report.quarantined:
+    # written even when empty, so the catalog always has the table docs/warehouse.md lists
+    if report.quarantined or not data_dir.table_path("quarantine").exists():
         quarantine = read_table(data_dir, "quarantine", QUARANTINE)
         fresh = pl.DataFrame(
             [

@@ -8,8 +8,10 @@ Usage:
 ``--data-dir`` defaults to /tmp/aimi-api-bench, where the demo corpus is built once (``aimi
 demo-data`` + ``aimi build --demo``) when it has no snapshot. Every request carries a real API
 key (tier ``bench``: quotas far above the load, so rate limiting counts every request but never
-refuses one). Needs ``wrk`` (Debian's package). Prints a Markdown table for docs/benchmarks.md
-and writes the raw figures to ``<data dir>/api-bench.json``.
+refuses one). Both servers run without an access log; one extra run measures ours with it, and
+one measures search with a single connection (its latency without queueing). Needs ``wrk``
+(Debian's package). Prints a Markdown table for docs/benchmarks.md and writes the raw figures
+to ``<data dir>/api-bench.json``.
 """
 
 from __future__ import annotations
@@ -67,7 +69,10 @@ def _wrk(url: str, key: str | None, seconds: int, connections: int) -> dict[str,
     if key:
         command[1:1] = ["-H", f"X-API-Key: {key}"]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))}  # type: ignore[union-attr]
+    result = {
+        "connections": float(connections),
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+    }  # type: ignore[union-attr]
     for label in ("50", "99"):
         value, unit = re.search(rf"\s{label}%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
         result[f"p{label}_ms"] = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
@@ -127,9 +132,9 @@ def main() -> None:
     payload = data / "bench-payload.json"
     for workers in (1, 2):
         port = _port()
-        server = _start(
-            [str(BIN / "aimi"), "serve", "--port", str(port), "--workers", str(workers)], env
-        )
+        serve = [str(BIN / "aimi"), "serve", "--port", str(port), "--workers", str(workers)]
+        # the bare app runs without an access log too; the cost of ours is measured below
+        server = _start([*serve, "--no-access-log"], env)
         base = f"http://127.0.0.1:{port}"
         try:
             _wait(f"{base}/v1/health")
@@ -153,8 +158,29 @@ def main() -> None:
                 figures = _wrk(url, key, args.seconds, args.connections)
                 results["runs"].append({"endpoint": name, "workers": workers, **figures})
                 print(f"{workers} worker(s) {name}: {figures}", flush=True)
+            # one client at a time: the latency of a search without queueing behind others
+            figures = _wrk(targets["search"], key, args.seconds, 1)
+            results["runs"].append(
+                {"endpoint": "search, 1 connection", "workers": workers, **figures}
+            )
+            print(f"{workers} worker(s) search, 1 connection: {figures}", flush=True)
         finally:
             _stop(server)
+        if workers == 1:
+            port = _port()
+            server = _start(
+                [str(BIN / "aimi"), "serve", "--port", str(port), "--workers", "1"], env
+            )
+            try:
+                _wait(f"http://127.0.0.1:{port}/v1/health")
+                url = f"http://127.0.0.1:{port}/v1/entities/{entity_id}"
+                figures = _wrk(url, key, args.seconds, args.connections)
+                results["runs"].append(
+                    {"endpoint": "entity profile, access log on", "workers": 1, **figures}
+                )
+                print(f"1 worker entity profile, access log on: {figures}", flush=True)
+            finally:
+                _stop(server)
         port = _port()
         bare = _start(
             [
@@ -189,14 +215,15 @@ def _report(results: dict[str, Any]) -> None:
         f"\n{results['machine']}; {results['date']}; wrk -t1 -c{results['connections']} "
         f"-d{results['seconds']}s\n"
     )
-    print("| workers | endpoint | requests/s | ÷ bare | p50 ms | p99 ms | non-2xx |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| workers | endpoint | connections | requests/s | ÷ bare | p50 ms | p99 ms | non-2xx |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for workers in (1, 2):
         runs = [r for r in results["runs"] if r["workers"] == workers]
         bare = next(r for r in runs if r["endpoint"].startswith("bare"))
         for r in runs:
             print(
-                f"| {workers} | {r['endpoint']} | {r['rps']:,.0f} | {r['rps'] / bare['rps']:.2f} | "
+                f"| {workers} | {r['endpoint']} | {int(r['connections'])} | {r['rps']:,.0f} | "
+                f"{r['rps'] / bare['rps']:.2f} | "
                 f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {int(r['non_2xx'])} |"
             )
 

@@ -79,6 +79,16 @@ def test_publishing_under_load_fails_no_request(tmp_path: Path, corpus: Corpus) 
                         elif url == "/v1/health":
                             seen.add(response.json()["snapshot"]["id"])
 
+        def seen_by_load(snapshot_id: str, timeout: float = 30.0) -> None:
+            """Wait until the load itself was answered from ``snapshot_id`` (a fixed sleep is
+            too short on a busy machine)."""
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                with lock:
+                    if snapshot_id in seen:
+                        return
+                time.sleep(0.1)
+
         threads = [threading.Thread(target=load) for _ in range(4)]
         started = time.monotonic()
         for t in threads:
@@ -87,9 +97,10 @@ def test_publishing_under_load_fails_no_request(tmp_path: Path, corpus: Corpus) 
             time.sleep(1)
             second = publish(root, corpus.extended)
             _wait_for(base, second)
-            time.sleep(2)  # long enough for the load to see it served
+            seen_by_load(second)
             third = publish(root, corpus.tables)
             _wait_for(base, third)
+            seen_by_load(third)
             time.sleep(max(1.0, LOAD_SECONDS_MIN - (time.monotonic() - started)))
         finally:
             stop.set()

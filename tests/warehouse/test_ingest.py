@@ -182,3 +182,9 @@ def test_editing_a_sidecar_makes_the_inbox_read_its_file_again(
     again = ingest_paths(data, [folder], progress=False, skip_unchanged_files=True)
     assert (again.files, again.updated) == (1, 1)
     assert read_table(data, "sources", SOURCES)["author"].to_list() == ["Second Author"]
+
+
+def test_a_clean_ingest_still_has_an_empty_quarantine(data: DataDir, tmp_path: Path) -> None:
+    ingest_paths(data, [write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1))])], progress=False)
+    with duckdb.connect(str(data.catalog), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM quarantine").fetchone() == (0,)

@@ -1,0 +1,143 @@
+"""The fast path (``serving.fastpath``) answers exactly what the FastAPI routes answer: every
+test asks the same thing of an app with it and of one without it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from serving import service
+from serving.app import create_app
+from serving.fastpath import route
+from serving.ratelimit import Quota
+from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
+from warehouse.paths import DataDir
+
+# Headers whose values differ from one request to the next by design.
+_VARYING = {"x-request-id", "x-ratelimit-remaining-minute", "x-ratelimit-remaining-monthly"}
+
+
+def _client(data: DataDir, *, fast_path: bool) -> Iterator[TestClient]:
+    app = create_app(make_settings(data.root), fast_path=fast_path)
+    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def fast(demo_data_dir: DataDir) -> Iterator[TestClient]:
+    """The demo snapshot the pipeline built, served as ``aimi serve`` serves it."""
+    yield from _client(demo_data_dir, fast_path=True)
+
+
+@pytest.fixture(scope="module")
+def routed(demo_data_dir: DataDir) -> Iterator[TestClient]:
+    """The same snapshot with every request going through the FastAPI routes."""
+    yield from _client(demo_data_dir, fast_path=False)
+
+
+def _answer(client: TestClient, path: str, **kwargs: Any) -> tuple[int, Any, dict[str, str]]:
+    response = client.get(path, **kwargs)
+    body = orjson.loads(response.content)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        assert body["error"].pop("request_id") == response.headers["x-request-id"]
+    headers = {k: v for k, v in response.headers.items() if k not in _VARYING}
+    return response.status_code, body, headers
+
+
+def _same(fast: TestClient, routed: TestClient, path: str, **kwargs: Any) -> int:
+    fast_answer = _answer(fast, path, **kwargs)
+    assert fast_answer == _answer(routed, path, **kwargs), path
+    return fast_answer[0]
+
+
+def test_route_takes_only_what_the_routes_would_match() -> None:
+    assert route("/v1/entities/ent:/company/acme") == (service.entity_profile, "ent:/company/acme")
+    assert route("/v1/signals/sig_1") == (service.get_signal, "sig_1")
+    for path in (
+        "/v1/entities/",
+        "/v1/entities/trending",
+        "/v1/entities/a\nb",
+        "/v1/entities/" + "x" * 501,
+        "/v1/signals/",
+        "/v1/signals/a/b",
+        "/v1/entities",
+        "/v1/search",
+    ):
+        assert route(path) is None, path
+
+
+def test_entities_and_signals_answer_the_same(fast: TestClient, routed: TestClient) -> None:
+    entities = routed.get("/v1/entities", params={"min_signals": 1, "limit": 50}).json()
+    assert len(entities["entities"]) == 50
+    for entity in entities["entities"]:
+        for name in (entity["entity_id"], entity["name"], entity["name"].upper()):
+            assert _same(fast, routed, "/v1/entities/" + quote(name, safe="")) == 200
+        assert _same(fast, routed, "/v1/entities/" + entity["entity_id"]) == 200  # raw id
+    signals = routed.get("/v1/signals", params={"limit": 50}).json()["signals"]
+    assert len(signals) == 50
+    for signal in signals:
+        assert _same(fast, routed, f"/v1/signals/{signal['signal_id']}") == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/entities/nobody-we-know",
+        "/v1/entities/company:acme-ai",  # internal id: 400 with a hint
+        "/v1/entities/trending/",
+        "/v1/entities/%20%20",
+        "/v1/entities/" + "é" * 500,
+        "/v1/entities/" + "é" * 501,  # past the bound: FastAPI answers 422 either way
+        "/v1/signals/no-such-signal",
+        "/v1/signals/a%2Fb",
+        "/v1/entities/a%0Ab",
+    ],
+)
+def test_errors_answer_the_same(fast: TestClient, routed: TestClient, path: str) -> None:
+    assert _same(fast, routed, path) >= 400
+
+
+@pytest.mark.parametrize("key", [None, "", "not-a-key"])
+def test_a_missing_or_wrong_key_answers_the_same(
+    fast: TestClient, routed: TestClient, key: str | None
+) -> None:
+    headers = {"X-API-Key": key} if key is not None else {}
+    for path in ("/v1/signals/anything", "/v1/entities/anything"):
+        bare_fast = TestClient(fast.app, headers=headers)
+        bare_routed = TestClient(routed.app, headers=headers)
+        assert _same(bare_fast, bare_routed, path) == 401
+
+
+def test_rate_limit_refuses_through_the_fast_path(tmp_path: Path, corpus: Corpus) -> None:
+    publish(tmp_path, corpus.tables)
+    settings = make_settings(tmp_path).model_copy(
+        update={"rate_limit_tiers": {"dev": Quota(per_minute=2, per_month=100)}}
+    )
+    signal_id = corpus.served["signal_id"][0]
+    with TestClient(create_app(settings), headers={"X-API-Key": DEV_KEY}) as c:
+        c.app.state.clock = lambda: 1_800_000_000.0  # mid-minute: the window cannot roll over
+        first, second, third = (c.get(f"/v1/signals/{signal_id}") for _ in range(3))
+    assert [first.status_code, second.status_code, third.status_code] == [200, 200, 429]
+    assert second.headers["x-ratelimit-remaining-minute"] == "0"
+    assert third.headers["retry-after"] == str(third.json()["error"]["retry_after"])
+    assert third.json()["error"]["code"] == "rate_limited"
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(tail=st.text(min_size=0, max_size=40), kind=st.sampled_from(["entities", "signals"]))
+def test_any_path_answers_the_same(
+    fast: TestClient, routed: TestClient, tail: str, kind: str
+) -> None:
+    _same(fast, routed, f"/v1/{kind}/" + quote(tail, safe=""))

@@ -1,0 +1,308 @@
+"""The MCP server (``serving.mcp``): its tools answer what the /v1 routes answer, over the
+SDK's in-memory client, over streamable HTTP at ``/mcp`` behind the API key, and over stdio in
+a real ``aimi mcp`` process."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import httpx2
+import pytest
+from fastapi.testclient import TestClient
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from serving.app import create_app
+from serving.mcp import create_mcp_server
+from serving.query_embedder import QueryEmbedder
+from serving.service import ABOUT
+from serving.store import SnapshotStore
+from tests.serving.conftest import DEV_KEY, make_settings
+from warehouse.paths import DataDir
+
+TOOLS = {
+    "get_themes",
+    "get_theme",
+    "list_entities",
+    "get_entity_profile",
+    "get_trending_entities",
+    "search",
+    "list_signals",
+    "get_signal",
+}
+
+
+@pytest.fixture(scope="module")
+def rest(demo_data_dir: DataDir) -> Iterator[TestClient]:
+    app = create_app(make_settings(demo_data_dir.root))
+    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def embedder() -> QueryEmbedder:
+    return QueryEmbedder()
+
+
+@pytest.fixture(scope="module")
+def store(demo_data_dir: DataDir) -> SnapshotStore:
+    store = SnapshotStore(demo_data_dir, poll_seconds=3600)
+    store.refresh()
+    return store
+
+
+def with_client(
+    store: SnapshotStore, embedder: QueryEmbedder, body: Callable[[Client], Awaitable[None]]
+) -> None:
+    async def run() -> None:
+        async with Client(create_mcp_server(store.require, embedder)) as client:
+            await body(client)
+
+    anyio.run(run)
+
+
+def _object(result: CallToolResult) -> Any:
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+def test_the_eight_tools_are_read_only_and_documented(
+    store: SnapshotStore, embedder: QueryEmbedder
+) -> None:
+    async def body(client: Client) -> None:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for name, tool in tools.items():
+            assert tool.description == ABOUT[name]
+            assert tool.title
+            assert tool.annotations is not None
+            assert tool.annotations.read_only_hint is True
+            assert tool.annotations.destructive_hint is False
+            for parameter in tool.input_schema["properties"].values():
+                assert "description" in parameter or "enum" in str(parameter), (name, parameter)
+        limit = tools["list_entities"].input_schema["properties"]["limit"]
+        assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 25)
+        search_limit = tools["search"].input_schema["properties"]["limit"]
+        assert (search_limit["maximum"], search_limit["default"]) == (100, 10)
+        assert tools["get_trending_entities"].input_schema["required"] == ["mode"]
+
+    with_client(store, embedder, body)
+
+
+def test_tools_return_what_the_routes_return(
+    store: SnapshotStore, embedder: QueryEmbedder, rest: TestClient
+) -> None:
+    entity_id = rest.get("/v1/entities", params={"limit": 1}).json()["entities"][0]["entity_id"]
+    signal_id = rest.get("/v1/signals", params={"limit": 1}).json()["signals"][0]["signal_id"]
+    cases: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
+        ("get_themes", {}, "/v1/themes", {}),
+        ("get_themes", {"axis": "market_force"}, "/v1/themes", {"axis": "market_force"}),
+        (
+            "get_theme",
+            {"axis": "value_chain", "label": "semiconductors & hardware"},
+            "/v1/themes/value_chain/" + quote("semiconductors & hardware", safe=""),
+            {},
+        ),
+        (
+            "list_entities",
+            {"limit": 5, "sort": "trend"},
+            "/v1/entities",
+            {"limit": 5, "sort": "trend"},
+        ),
+        ("list_entities", {"type": "person"}, "/v1/entities", {"type": "person"}),
+        (
+            "get_entity_profile",
+            {"name_or_id": entity_id},
+            f"/v1/entities/{quote(entity_id, safe='')}",
+            {},
+        ),
+        ("get_signal", {"signal_id": signal_id}, f"/v1/signals/{signal_id}", {}),
+        ("list_signals", {"limit": 3, "window": "2w"}, "/v1/signals", {"limit": 3, "window": "2w"}),
+        (
+            "list_signals",
+            {"sort": "changed", "limit": 4},
+            "/v1/signals",
+            {"sort": "changed", "limit": 4},
+        ),
+        (
+            "search",
+            {"q": "data center funding", "role": "claim"},
+            "/v1/search",
+            {"q": "data center funding", "role": "claim"},
+        ),
+    ]
+    cases += [
+        ("get_trending_entities", {"mode": mode}, "/v1/entities/trending", {"mode": mode})
+        for mode in ("rising", "hot", "consistent", "new")
+    ]
+
+    async def body(client: Client) -> None:
+        for tool, arguments, path, params in cases:
+            expected = rest.get(path, params=params)
+            assert expected.status_code == 200, (path, expected.text)
+            assert _object(await client.call_tool(tool, arguments)) == expected.json(), tool
+        # paging: the tool's cursor is the route's
+        first = _object(await client.call_tool("list_entities", {"limit": 2}))
+        second = _object(
+            await client.call_tool("list_entities", {"limit": 2, "cursor": first["next_cursor"]})
+        )
+        routed = rest.get("/v1/entities", params={"limit": 2, "cursor": first["next_cursor"]})
+        assert second == routed.json()
+        unit_id = first_unit = _object(
+            await client.call_tool("search", {"q": "funding round", "limit": 1})
+        )["results"][0]["unit"]["id"]
+        similar = _object(await client.call_tool("search", {"similar_to": unit_id}))
+        assert similar == rest.get("/v1/search", params={"similar_to": unit_id}).json()
+        assert first_unit not in {r["unit"]["id"] for r in similar["results"]}
+
+    with_client(store, embedder, body)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "path", "params"),
+    [
+        (
+            "get_entity_profile",
+            {"name_or_id": "nobody we know"},
+            "/v1/entities/nobody%20we%20know",
+            {},
+        ),
+        ("get_entity_profile", {"name_or_id": "company:acme"}, "/v1/entities/company:acme", {}),
+        (
+            "get_theme",
+            {"axis": "market_force", "label": "C&I"},
+            "/v1/themes/market_force/C%26I",
+            {},
+        ),
+        ("list_signals", {"entity": "nobody we know"}, "/v1/signals", {"entity": "nobody we know"}),
+        ("list_signals", {"cursor": "not-a-cursor"}, "/v1/signals", {"cursor": "not-a-cursor"}),
+        (
+            "list_signals",
+            {"window": "2w", "published_after": "2026-01-01"},
+            "/v1/signals",
+            {"window": "2w", "published_after": "2026-01-01"},
+        ),
+        ("search", {}, "/v1/search", {}),
+        ("search", {"similar_to": "u_nope"}, "/v1/search", {"similar_to": "u_nope"}),
+        ("get_signal", {"signal_id": "nope"}, "/v1/signals/nope", {}),
+    ],
+)
+def test_errors_carry_the_rest_message(
+    store: SnapshotStore,
+    embedder: QueryEmbedder,
+    rest: TestClient,
+    tool: str,
+    arguments: dict[str, Any],
+    path: str,
+    params: dict[str, Any],
+) -> None:
+    error = rest.get(path, params=params).json()["error"]
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool(tool, arguments)
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert f"{error['code']} ({error['status']}): {error['message']}" in text
+
+    with_client(store, embedder, body)
+
+
+def test_arguments_out_of_bounds_are_tool_errors(
+    store: SnapshotStore, embedder: QueryEmbedder
+) -> None:
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("list_entities", {"limit": 51}),
+        ("list_entities", {"limit": 0}),
+        ("list_signals", {"window": "7y"}),
+        ("search", {"q": "x", "recency_boost": 2}),
+        ("get_trending_entities", {"mode": "sideways"}),
+        ("get_theme", {"axis": "value_chain"}),
+    ]
+
+    async def body(client: Client) -> None:
+        for tool, arguments in cases:
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments)
+
+    with_client(store, embedder, body)
+
+
+def test_no_snapshot_is_the_unavailable_error(tmp_path: Path, embedder: QueryEmbedder) -> None:
+    empty = SnapshotStore(DataDir(tmp_path), poll_seconds=3600)
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("get_themes", {})
+        assert result.is_error
+        assert "unavailable (503): no snapshot is loaded yet" in result.content[0].text  # type: ignore[union-attr]
+
+    with_client(empty, embedder, body)
+
+
+@asynccontextmanager
+async def _http_app(data: DataDir) -> AsyncIterator[Any]:
+    app = create_app(make_settings(data.root))
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+def test_streamable_http_needs_the_key_and_counts_requests(demo_data_dir: DataDir) -> None:
+    async def run() -> None:
+        async with _http_app(demo_data_dir) as app:
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://aimi") as raw:
+                refused = await raw.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+                assert refused.status_code == 401
+                assert refused.json()["error"]["code"] == "unauthorized"
+                assert "x-request-id" in refused.headers
+            headers = {"X-API-Key": DEV_KEY}
+            async with httpx2.AsyncClient(
+                transport=transport, base_url="http://aimi", headers=headers
+            ) as keyed:
+                seen: list[httpx2.Response] = []
+
+                async def keep(response: httpx2.Response) -> None:
+                    seen.append(response)
+
+                keyed.event_hooks["response"] = [keep]
+                stream = streamable_http_client("http://aimi/mcp", http_client=keyed)
+                async with Client(stream) as client:
+                    tools = await client.list_tools()
+                    assert {tool.name for tool in tools.tools} == TOOLS
+                    themes = _object(await client.call_tool("get_themes", {}))
+                    assert len(themes["themes"]) == 12
+                assert seen and all(r.status_code < 400 for r in seen)
+                assert all("x-ratelimit-remaining-minute" in r.headers for r in seen)
+
+    anyio.run(run)
+
+
+@pytest.mark.timeout(240)
+def test_stdio_server_in_a_real_process(demo_data_dir: DataDir) -> None:
+    aimi = str(Path(sys.executable).parent / "aimi")
+    parameters = StdioServerParameters(
+        command=aimi,
+        args=["mcp", "--data-dir", str(demo_data_dir.root)],
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+
+    async def run() -> None:
+        async with Client(parameters, read_timeout_seconds=120) as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
+            page = _object(await client.call_tool("list_entities", {"limit": 1}))
+            entity_id = page["entities"][0]["entity_id"]
+            profile = _object(
+                await client.call_tool("get_entity_profile", {"name_or_id": entity_id})
+            )
+            assert profile["entity_id"] == entity_id
+            found = _object(await client.call_tool("search", {"q": "chip export rules"}))
+            assert found["query"] == "chip export rules" and found["results"]
+
+    anyio.run(run)
