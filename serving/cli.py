@@ -160,8 +160,9 @@ def serve(
     access_log: Annotated[
         bool,
         typer.Option(
-            help="Log one line per request (uvicorn's access log). It costs about a tenth of "
-            "the throughput of a pre-rendered resource; turn it off behind a proxy that logs.",
+            help="Log one line per request (uvicorn's access log). It halves the requests/s "
+            "of a pre-rendered resource (docs/benchmarks.md); turn it off behind a proxy that "
+            "logs.",
         ),
     ] = True,
     dev: Annotated[
