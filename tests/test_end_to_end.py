@@ -102,30 +102,34 @@ def test_demo_ground_truth_is_written_beside_the_corpus(demo_data_dir: DataDir) 
     assert truth["as_of"].startswith(DEMO_AS_OF.date().isoformat())
 
 
+# Real records, not all of them: a cold build of the whole file (6,236 signals) takes about 5
+# minutes on a quiet 2-core machine, a third of the suite's budget; the first 1,500 go through
+# the same stages in under 2 minutes (116 s measured with helpers busy on the other core).
+REAL_RECORDS = 1_500
+
+
 @pytest.mark.slow
 @pytest.mark.shared_data
-# A cold build of 6,236 signals with every stage takes about 5 minutes on a quiet 2-core
-# machine; the suite-wide 600 s hang guard is too tight for it when the machine is busy.
-@pytest.mark.timeout(1500)
-def test_real_2025_file_pages_through_exactly_its_records(
-    shared_data: Path, tmp_path: Path
-) -> None:
+@pytest.mark.timeout(900)
+def test_real_2025_records_page_through_exactly(shared_data: Path, tmp_path: Path) -> None:
     from datetime import UTC, datetime
+    from itertools import islice
 
     from pipelines.build import build
     from warehouse.ingest import ingest_paths
 
-    source = shared_data / "ainews" / "ainews-2025.jsonl"
-    with source.open(encoding="utf-8") as fh:
-        records = sum(1 for line in fh if line.strip())
+    with (shared_data / "ainews" / "ainews-2025.jsonl").open(encoding="utf-8") as fh:
+        lines = list(islice((line for line in fh if line.strip()), REAL_RECORDS))
+    source = tmp_path / "ainews-2025-head.jsonl"  # a temporary file, never in the project
+    source.write_text("".join(lines), encoding="utf-8")
     data = DataDir(tmp_path / "data")
     report = ingest_paths(data, [source], progress=False)
-    assert report.inserted == records and not report.quarantined
+    assert report.inserted == REAL_RECORDS and not report.quarantined
     build(data, as_of=datetime(2026, 1, 1, tzinfo=UTC), persistent=False)
     for client in client_for(data):
         cards = page_through(client, limit=50)
         ids = [card["signal_id"] for card in cards]
-        assert len(ids) == len(set(ids)) == records == 6_236
+        assert len(ids) == len(set(ids)) == REAL_RECORDS
         # Profiles agree with a recount over the served cards (issue 5). The build's own
         # `profiles_agree_with_cards` check covered every profile; this repeats it over HTTP.
         counts, pairs = recount(cards)
