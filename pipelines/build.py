@@ -39,6 +39,15 @@ class BuildBusy(BuildError):
 
 
 @dataclass(frozen=True)
+class BuildRun:
+    """A finished build: the snapshot it published and Dagster's in-process result, whose
+    materialization events carry the metadata the UI shows (row counts, previews, the plot)."""
+
+    snapshot: OpenedSnapshot
+    result: dg.ExecuteInProcessResult
+
+
+@dataclass(frozen=True)
 class RefreshReport:
     views: tuple[str, ...]
     units_embedded: int
@@ -88,13 +97,31 @@ def build(
     force_reextract: bool = False,
 ) -> OpenedSnapshot:
     """Run sources → signals → units → snapshot with their checks; return the new snapshot."""
+    return build_run(
+        data,
+        as_of=as_of,
+        persistent=persistent,
+        log_level=log_level,
+        force_reextract=force_reextract,
+    ).snapshot
+
+
+def build_run(
+    data: DataDir,
+    *,
+    as_of: datetime | None = None,
+    persistent: bool = True,
+    log_level: str = "WARNING",
+    force_reextract: bool = False,
+) -> BuildRun:
+    """``build``, keeping Dagster's result as well as the snapshot."""
     resource = AimiResource(
         data_dir=str(data.root),
         as_of=as_of.isoformat() if as_of else "",
         force_reextract=force_reextract,
     )
     with build_lock(data, wait=True), dagster_instance(data, persistent=persistent) as instance:
-        return _materialize(data, resource, instance, log_level)[0]
+        return _materialize(data, resource, instance, log_level)
 
 
 def refresh(
@@ -108,13 +135,13 @@ def refresh(
     Raises ``BuildBusy`` at once when a build or another refresh is running."""
     resource = AimiResource(data_dir=str(data.root), as_of=as_of.isoformat() if as_of else "")
     with build_lock(data, wait=False), dagster_instance(data, persistent=persistent) as instance:
-        opened, result = _materialize(data, resource, instance, log_level, selection=_REFRESHED)
+        run = _materialize(data, resource, instance, log_level, selection=_REFRESHED)
     embedded = 0
-    for materialization in result.asset_materializations_for_node("unit_embeddings"):
+    for materialization in run.result.asset_materializations_for_node("unit_embeddings"):
         value = materialization.metadata.get("units_embedded")
         if isinstance(value, dg.IntMetadataValue) and value.value is not None:
             embedded = value.value
-    return RefreshReport(REFRESHED_VIEWS, embedded, opened)
+    return RefreshReport(REFRESHED_VIEWS, embedded, run.snapshot)
 
 
 def _materialize(
@@ -123,7 +150,7 @@ def _materialize(
     instance: dg.DagsterInstance,
     log_level: str,
     selection: tuple[str, ...] | None = None,
-) -> tuple[OpenedSnapshot, dg.ExecuteInProcessResult]:
+) -> BuildRun:
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         selection=list(selection) if selection else None,
@@ -143,4 +170,4 @@ def _materialize(
     opened = open_current(data)
     if opened is None:
         raise BuildError("the build finished but published no snapshot")
-    return opened, result
+    return BuildRun(opened, result)

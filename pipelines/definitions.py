@@ -47,6 +47,10 @@ CHECKS = [
 
 defs = dg.Definitions(
     assets=ASSETS,
+    # One process per run, as `aimi build` runs: a step in its own process re-imports this
+    # module and reloads MiniLM, which made a UI run of the empty graph take minutes instead of
+    # seconds; two cores gain nothing from running the few independent steps side by side.
+    executor=dg.in_process_executor,
     asset_checks=CHECKS,
     jobs=[refresh_job],
     schedules=[daily_refresh],

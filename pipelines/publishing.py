@@ -17,6 +17,7 @@ import numpy.typing as npt
 import polars as pl
 
 from analytics.changes import assign_change_seqs
+from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import CHANGE_STATE
 from warehouse.locks import publish_lock
 from warehouse.paths import DataDir
@@ -44,7 +45,10 @@ class SearchInput:
             raise ValueError(
                 f"{missing} search units have no embedding; materialize unit_embeddings"
             )
-        vectors = joined["vector"].to_numpy().astype(np.float32).reshape(units.height, -1)
+        # the dimension is spelled out: -1 cannot be inferred when there are no units yet
+        vectors = (
+            joined["vector"].to_numpy().astype(np.float32).reshape(units.height, EMBEDDING_DIM)
+        )
         return cls(units, vectors)
 
 

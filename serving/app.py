@@ -38,7 +38,6 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
     query_embedder = QueryEmbedder()
     mcp_server = create_mcp_server(store.require, query_embedder)
-    mcp_app = streamable_http_app(mcp_server)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -49,6 +48,8 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
         )
         _app.state.limiter = limiter
         query_embedder.warm()
+        # a session manager runs once: each lifespan (tests run several) gets its own
+        _app.state.mcp_app = streamable_http_app(mcp_server)
         try:
             async with mcp_server.session_manager.run():
                 yield
@@ -68,7 +69,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     app.state.keys = KeyStore(data_dir.keys_file)
     app.state.clock = time.time  # the rate-limit windows' clock; tests move it
     # added before add_exception_handlers, so they sit inside its request-id middleware
-    app.add_middleware(McpEndpoint, mcp_app=mcp_app)
+    app.add_middleware(McpEndpoint)
     if fast_path:
         app.add_middleware(FastPath)
     add_exception_handlers(app)

@@ -285,14 +285,14 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
 class McpEndpoint:
     """Pure ASGI middleware serving streamable HTTP MCP at ``/mcp`` behind the API key.
 
-    The key check and rate limit are the /v1 ones: a missing key is the same 401 body, and
+    The MCP app is the one the app's lifespan made (``app.state.mcp_app``). The key check and
+    rate limit are the /v1 ones: a missing key is the same 401 body, and
     every HTTP request to ``/mcp`` counts against the key's quota. The MCP app is stateless
     (JSON responses, no session held in a worker), so it works across several workers.
     """
 
-    def __init__(self, app: ASGIApp, mcp_app: ASGIApp, path: str = MCP_PATH) -> None:
+    def __init__(self, app: ASGIApp, path: str = MCP_PATH) -> None:
         self.app = app
-        self.mcp_app = mcp_app
         self.path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -305,7 +305,8 @@ class McpEndpoint:
         except ApiError as exc:
             await error_response_of(scope, exc)(scope, receive, send)
             return
-        await self.mcp_app(scope, receive, send)
+        mcp_app: ASGIApp = state.mcp_app  # set by the app's lifespan
+        await mcp_app(scope, receive, send)
 
 
 def streamable_http_app(server: MCPServer) -> ASGIApp:

@@ -8,7 +8,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.build import build
+from pipelines.build import build, build_run
 from pipelines.definitions import defs
 from pipelines.defs.automation.jobs import inbox_fingerprint, inbox_sensor
 from pipelines.resources import AimiResource
@@ -34,7 +34,34 @@ def test_definitions_load_with_every_stage() -> None:
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
     assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish"}
     for key in keys:
-        assert repo.asset_graph.get(dg.AssetKey(key)).description
+        node = repo.asset_graph.get(dg.AssetKey(key))
+        assert node.description, key
+        assert node.owners and all(o.startswith("team:") for o in node.owners), key
+        assert node.kinds, key
+
+
+def test_every_check_is_described_and_shows_under_its_asset() -> None:
+    repo = defs.get_repository_def()
+    specs = {
+        spec.name: spec
+        for checks in repo.asset_checks_defs_by_key.values()
+        for spec in checks.check_specs
+    }
+    assert {name: spec.asset_key.to_user_string() for name, spec in specs.items()} == {
+        "entity_trends_hold": "entity_trends",
+        "theme_trends_hold": "theme_trends",
+        "snapshot_verifies": "snapshot",
+        "served_signals_are_complete": "snapshot",
+        "profiles_agree_with_cards": "snapshot",
+    }
+    assert all(spec.description for spec in specs.values())
+    # a broken trend table must not reach the profiles and the snapshot
+    assert {name for name, spec in specs.items() if spec.blocking} == {
+        "entity_trends_hold",
+        "theme_trends_hold",
+    }
+    for spec in specs.values():
+        assert spec.key in repo.asset_graph.get(spec.asset_key).check_keys
 
 
 def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path) -> None:
@@ -53,12 +80,14 @@ def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path)
     (data.inbox / "batch.jsonl").write_text(
         "\n".join(json.dumps(r) for r in records) + "\n{broken\n"
     )
-    opened = build(data, as_of=datetime(2026, 5, 4, 12, tzinfo=UTC), persistent=False)
+    run = build_run(data, as_of=datetime(2026, 5, 4, 12, tzinfo=UTC), persistent=False)
+    opened = run.snapshot
     assert opened.manifest.as_of == datetime(2026, 5, 4, 12, tzinfo=UTC)
     served = opened.read_table("signals")
     # sources published after as_of (May 5 and 6) are not served
     assert served.height == 4
     assert pl.read_parquet(data.table_path("quarantine")).height == 1
+    assert_every_materialization_carries_its_metadata(run.result, served=4)
 
     # a second build reads no unchanged inbox file again and serves the same signals
     again = build(data, as_of=datetime(2026, 5, 4, 12, tzinfo=UTC), persistent=False)
@@ -67,14 +96,38 @@ def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path)
     assert pl.read_parquet(data.table_path("quarantine")).height == 1
 
 
+def assert_every_materialization_carries_its_metadata(
+    result: dg.ExecuteInProcessResult, *, served: int
+) -> None:
+    """What the UI shows of a run through Dagster's API: every asset materialized once, with a
+    row count and a Markdown preview; the signals plot; every check evaluated and passed."""
+    events = result.get_asset_materialization_events()
+    by_asset = {e.asset_key.to_user_string(): e.materialization.metadata for e in events}
+    assert len(events) == len(by_asset) == 11
+    for asset, metadata in by_asset.items():
+        row_count = metadata.get("dagster/row_count")
+        assert isinstance(row_count, dg.IntMetadataValue), asset
+        assert any(isinstance(v, dg.MarkdownMetadataValue) for v in metadata.values()), asset
+    assert by_asset["snapshot"]["dagster/row_count"] == dg.IntMetadataValue(served)
+    plot = by_asset["signals"]["weekly_volume"]
+    assert isinstance(plot, dg.MarkdownMetadataValue) and plot.value
+    assert plot.value.startswith("![signals per week](data:image/png;base64,")
+    checks = result.get_asset_check_evaluations()
+    assert len(checks) == 5 and all(check.passed for check in checks)
+
+
 def test_daily_schedule_and_inbox_sensor_are_defined_and_on() -> None:
     repo = defs.get_repository_def()
     schedule = repo.get_schedule_def("daily_refresh")
     assert schedule.cron_schedule == "0 6 * * *" and schedule.job_name == "refresh"
+    assert schedule.execution_timezone == "UTC"
     assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
     sensor = repo.get_sensor_def("inbox_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
-    assert repo.get_job("refresh")
+    assert sensor.job_name == "refresh" and sensor.minimum_interval_seconds == 60
+    # UI runs execute in one process, as `aimi build` does (minutes otherwise: see definitions)
+    assert repo.get_job("refresh").executor_def.name == "in_process"
+    assert repo.get_implicit_global_asset_job_def().executor_def.name == "in_process"
 
 
 def test_inbox_sensor_requests_a_run_only_when_the_inbox_changes(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import polars as pl
 
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.defs.search.assets import embed_missing
+from pipelines.publishing import SearchInput
 
 
 def units(*pairs: tuple[str, str]) -> pl.DataFrame:
@@ -39,3 +40,9 @@ def test_only_new_units_are_embedded_and_gone_ones_dropped() -> None:
     assert second["vector"].to_numpy()[0][0] == 0.5  # not re-embedded
     again, embedded = embed_missing(units(("u1", "x"), ("u3", "y")), second, progress=False)
     assert embedded == 0 and again.equals(second)
+
+
+def test_search_input_of_an_empty_warehouse_has_no_vectors_of_the_right_width() -> None:
+    # a first run over an empty inbox (the inbox sensor starts one) publishes an empty snapshot
+    empty = SearchInput.from_embeddings(units(), UNIT_EMBEDDINGS.to_frame())
+    assert empty.vectors.shape == (0, 384) and empty.vectors.dtype == np.float32

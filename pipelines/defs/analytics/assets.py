@@ -6,6 +6,7 @@ and themes. Thin: load through the warehouse, compute with ``analytics.trends``,
 from typing import Literal
 
 import dagster as dg
+import orjson
 import polars as pl
 from dagster import AssetExecutionContext
 
@@ -161,4 +162,21 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
     )
     write_table(data, "theme_profiles", rendered)
     context.log.info("theme profiles: %d", rendered.height)
-    return dg.MaterializeResult(metadata={"dagster/row_count": rendered.height})
+    fields = ("axis", "label", "signal_count", DIRECTION)
+    listed = [orjson.loads(raw) for raw in rendered["list_json"]]
+    preview = pl.DataFrame(
+        [tuple(item.get(field) for field in fields) for item in listed],
+        schema={
+            "axis": pl.String,
+            "label": pl.String,
+            "signal_count": pl.Int64,
+            DIRECTION: pl.String,
+        },
+        orient="row",
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": rendered.height,
+            "themes": dg.MetadataValue.md(markdown_table(preview)),
+        }
+    )

@@ -1,4 +1,5 @@
-"""Checks on the trend tables: the invariants the entity and theme endpoints will rely on."""
+"""Checks on the trend tables: the invariants the entity and theme endpoints will rely on.
+Both block: a run stops before a broken trend table reaches the profiles and the snapshot."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
@@ -63,7 +64,11 @@ def _check(aimi: AimiResource, table: str, *, themes: bool) -> dg.AssetCheckResu
 
 @dg.asset_check(
     asset=entity_trends,
-    description="Unique keys, shares in [0, 1], 12-week histories, labels null below 8 signals.",
+    description=(
+        "Unique keys, shares in [0, 1], 12-week histories, labels null below 8 signals. "
+        "Blocking: when it fails, the profiles and the snapshot are not materialized."
+    ),
+    blocking=True,
 )
 def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
     return _check(aimi, "entity_trends", themes=False)
@@ -73,8 +78,10 @@ def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
     asset=theme_trends,
     description=(
         "Only the 12 canonical labels, unique, shares in [0, 1], 12-week histories, labels "
-        "null below 8 signals."
+        "null below 8 signals. Blocking: when it fails, the profiles and the snapshot are not "
+        "materialized."
     ),
+    blocking=True,
 )
 def theme_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
     return _check(aimi, "theme_trends", themes=True)

@@ -14,7 +14,7 @@ from analytics.segment import TopicSegment, segment_transcript
 from analytics.signals import Extraction, extract_units, signals_from_sources
 from analytics.verify import RULES
 from pipelines.defs.ingest.assets import sources
-from pipelines.metadata import markdown_table
+from pipelines.metadata import markdown_table, weekly_volume, weekly_volume_plot
 from pipelines.resources import AimiResource, LazyEmbedder
 from warehouse.reviews import read_reviews
 from warehouse.tables import read_table, write_table
@@ -25,7 +25,8 @@ from warehouse.tables import read_table, write_table
     group_name="decompose",
     description=(
         "One signal per source, or per chapter segment of a podcast episode, published up to "
-        "the build clock (`as_of`), classified as `analysis` or `event`."
+        "the build clock (`as_of`), classified as `analysis` or `event`. Its metadata plots "
+        "the signals per week over the last 52 weeks."
     ),
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
@@ -51,6 +52,9 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
             "dagster/row_count": frame.height,
             "as_of": aimi.clock().isoformat(),
             "kind_by_content_type": dg.MetadataValue.md(markdown_table(mix)),
+            "weekly_volume": dg.MetadataValue.md(
+                weekly_volume_plot(weekly_volume(frame["published_at"]), title="signals per week")
+            ),
         }
     )
 

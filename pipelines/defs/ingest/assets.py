@@ -16,8 +16,11 @@ from warehouse.tables import read_table
     group_name="ingest",
     description=(
         "Every source ever ingested, one row per canonical URL (latest version). Materializing "
-        "reads new or changed files in `<data dir>/inbox/` (JSONL source records, Markdown with "
-        "YAML front matter); `aimi ingest PATH` adds sources from anywhere."
+        "reads new or changed files in `<data dir>/inbox/` with the adapters `aimi ingest` "
+        "uses (JSONL source records, Markdown with YAML front matter, HTML, RSS/Atom feeds, "
+        "PDF, VTT/SRT transcripts; `<file>.meta.yaml` sidecars supply missing fields); "
+        "records that fail validation go to `quarantine`. `aimi ingest PATH` adds sources "
+        "from anywhere."
     ),
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},

@@ -35,11 +35,12 @@ from warehouse.tables import read_table
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
         "details, entity profiles and themes pre-rendered as JSON, units, the search indexes "
         "(FAISS over the unit vectors, tantivy BM25 over their text), and a manifest "
-        "with row counts and checksums. "
+        "with row counts and checksums; then `catalog.duckdb` gets fresh `served_*` views. "
         "The CURRENT pointer switches atomically; a running API swaps to it within seconds."
     ),
     owners=["team:data-engineering"],
-    kinds={"parquet"},
+    # Parquet tables, the FAISS index (and tantivy's), and the DuckDB catalog it refreshes
+    kinds={"parquet", "faiss", "duckdb"},
 )
 def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
@@ -89,8 +90,15 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         .sort("week")
         .tail(12)
     )
+    tables = pl.DataFrame(
+        [(name, entry.rows) for name, entry in opened.manifest.tables.items()],
+        schema={"table": pl.String, "rows": pl.Int64},
+        orient="row",
+    )
     return dg.MaterializeResult(
         metadata={
+            # the snapshot's headline count: the signal cards /v1/signals serves
+            "dagster/row_count": served.height,
             "snapshot_id": opened.snapshot_id,
             "path": dg.MetadataValue.path(str(opened.path)),
             "as_of": opened.manifest.as_of.isoformat(),
@@ -99,5 +107,6 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "signals_without_central_statement": signal_frame.height - served.height,
             "changed_signals": published.changed,
             "last_12_weeks": dg.MetadataValue.md(markdown_table(weekly)),
+            "tables": dg.MetadataValue.md(markdown_table(tables)),
         }
     )

@@ -12,6 +12,7 @@ from dagster import AssetExecutionContext
 
 from analytics.schema import UNIT_EMBEDDINGS, UNITS
 from pipelines.defs.decompose.assets import units
+from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource
 from warehouse.tables import read_table, write_table
 
@@ -53,10 +54,18 @@ def unit_embeddings(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     table, embedded = embed_missing(unit_frame, cached, progress=sys.stderr.isatty())
     write_table(data, "unit_embeddings", table)
     context.log.info("unit embeddings: %d embedded now, %d in all", embedded, table.height)
+    by_role = (
+        unit_frame.join(table.select("unit_id"), on="unit_id", how="semi")
+        .group_by("role")
+        .len("embedded")
+        .sort("role")
+    )
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": table.height,
             "units_embedded": embedded,
             "reused": table.height - embedded,
+            "dimensions": int(table.schema["vector"].shape[0]),  # type: ignore[attr-defined]
+            "by_role": dg.MetadataValue.md(markdown_table(by_role)),
         }
     )
