@@ -25,7 +25,13 @@ from serving.models import (
     error_responses,
 )
 from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
-from serving.service import ABOUT, DEFAULT_MIN_SIGNALS, MAX_NAME_CHARS, MAX_NAME_OR_ID_CHARS
+from serving.service import (
+    ABOUT,
+    DEFAULT_MIN_SIGNALS,
+    MAX_NAME_CHARS,
+    MAX_NAME_OR_ID_CHARS,
+    MAX_THEME_CHARS,
+)
 
 router = APIRouter(tags=["entities"])
 
@@ -43,7 +49,7 @@ async def list_entities(
     theme: Annotated[
         str | None,
         Query(
-            max_length=200,
+            max_length=MAX_THEME_CHARS,
             description="A canonical theme label: entities with at least one signal carrying "
             "it. Unknown → 404.",
         ),
@@ -107,7 +113,7 @@ async def trending_entities(
     mode: Annotated[Mode, Query()],
     theme: Annotated[
         str | None,
-        Query(max_length=200, description="A canonical theme label. Unknown → 404."),
+        Query(max_length=MAX_THEME_CHARS, description="A canonical theme label. Unknown → 404."),
     ] = None,
     type_primary: Annotated[TypePrimary | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,

@@ -11,7 +11,7 @@ from analytics.themes import Axis
 from serving import service
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.models import ThemeDetail, ThemeList, error_responses
-from serving.service import ABOUT
+from serving.service import ABOUT, MAX_THEME_CHARS
 
 router = APIRouter(tags=["themes"])
 
@@ -42,6 +42,6 @@ async def get_theme(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
     axis: Annotated[Axis, Path()],
-    label: Annotated[str, Path(max_length=200)],
+    label: Annotated[str, Path(max_length=MAX_THEME_CHARS)],
 ) -> Response:
     return Response(service.get_theme(snapshot, axis, label), media_type="application/json")
