@@ -50,11 +50,8 @@ _admin_secret_header = APIKeyHeader(
 
 
 def _expected_digest(settings: Settings) -> bytes | None:
-    if settings.admin_secret_sha256 is not None:
-        try:
-            return bytes.fromhex(settings.admin_secret_sha256.get_secret_value().strip())
-        except ValueError:
-            return None  # misconfigured: nothing matches
+    if settings.admin_secret_sha256 is not None:  # 64 hex digits: Settings checks it
+        return bytes.fromhex(settings.admin_secret_sha256.get_secret_value().strip())
     if settings.admin_secret is not None and settings.admin_secret.get_secret_value():
         return hashlib.sha256(settings.admin_secret.get_secret_value().encode()).digest()
     return None

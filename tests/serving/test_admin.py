@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
 from serving.app import create_app
+from serving.settings import Settings
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
 from warehouse.snapshot import open_current
@@ -125,3 +126,13 @@ def test_a_hashed_secret_works_as_well(data: DataDir) -> None:
         assert (
             client.post("/v1/admin/refresh", headers={"X-Admin-Secret": digest}).status_code == 401
         )
+
+
+@pytest.mark.parametrize("digest", ["not-hex", "abcd", "0" * 63, "g" * 64])
+def test_a_malformed_hashed_secret_stops_the_server_from_starting(digest: str) -> None:
+    with pytest.raises(ValidationError, match="AIMI_ADMIN_SECRET_SHA256 must be the 64 hex"):
+        Settings(_env_file=None, admin_secret_sha256=SecretStr(digest))
+
+
+def test_an_empty_hashed_secret_is_unset() -> None:
+    assert Settings(_env_file=None, admin_secret_sha256=SecretStr(" ")).admin_secret_sha256 is None
