@@ -24,9 +24,10 @@ from warehouse.snapshot import OpenedSnapshot
 KEY = "end-to-end-key"
 
 
-def client_for(data: DataDir) -> Iterator[TestClient]:
+def client_for(data: DataDir, *, fast_path: bool = True) -> Iterator[TestClient]:
     settings = Settings(data_dir=data.root, dev_api_key=SecretStr(KEY), snapshot_poll_seconds=60)
-    with TestClient(create_app(settings), headers={"X-API-Key": KEY}) as client:
+    app = create_app(settings, fast_path=fast_path)
+    with TestClient(app, headers={"X-API-Key": KEY}) as client:
         yield client
 
 

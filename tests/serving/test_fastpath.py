@@ -19,28 +19,23 @@ from serving.app import create_app
 from serving.fastpath import route
 from serving.ratelimit import Quota
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
+from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
 
 # Headers whose values differ from one request to the next by design.
 _VARYING = {"x-request-id", "x-ratelimit-remaining-minute", "x-ratelimit-remaining-monthly"}
 
 
-def _client(data: DataDir, *, fast_path: bool) -> Iterator[TestClient]:
-    app = create_app(make_settings(data.root), fast_path=fast_path)
-    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as c:
-        yield c
-
-
 @pytest.fixture(scope="module")
 def fast(demo_data_dir: DataDir) -> Iterator[TestClient]:
     """The demo snapshot the pipeline built, served as ``aimi serve`` serves it."""
-    yield from _client(demo_data_dir, fast_path=True)
+    yield from client_for(demo_data_dir, fast_path=True)
 
 
 @pytest.fixture(scope="module")
 def routed(demo_data_dir: DataDir) -> Iterator[TestClient]:
     """The same snapshot with every request going through the FastAPI routes."""
-    yield from _client(demo_data_dir, fast_path=False)
+    yield from client_for(demo_data_dir, fast_path=False)
 
 
 def _answer(client: TestClient, path: str, **kwargs: Any) -> tuple[int, Any, dict[str, str]]:

@@ -26,6 +26,7 @@ from serving.query_embedder import QueryEmbedder
 from serving.service import ABOUT
 from serving.store import SnapshotStore
 from tests.serving.conftest import DEV_KEY, make_settings
+from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
 
 TOOLS = {
@@ -42,9 +43,7 @@ TOOLS = {
 
 @pytest.fixture(scope="module")
 def rest(demo_data_dir: DataDir) -> Iterator[TestClient]:
-    app = create_app(make_settings(demo_data_dir.root))
-    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as client:
-        yield client
+    yield from client_for(demo_data_dir)
 
 
 @pytest.fixture(scope="module")
