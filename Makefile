@@ -5,27 +5,33 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 TORCH_VERSION := 2.13.0
-export AIMI_DATA_DIR ?= $(CURDIR)/data
+# The data dir as the settings resolve it (AIMI_DATA_DIR, else .env, else ./data), for the targets
+# that need its path; evaluated only when one of them runs, after setup.
+DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_settings; print(load_settings().data_dir.resolve())')
 FIND_LINKS := $(wildcard /opt/wheels)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test lint typecheck dagster demo build serve clean-data notebooks
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
 
-$(BIN)/.installed: requirements.lock pyproject.toml
+$(BIN)/.installed: requirements.lock requirements-dev.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@# pip first: it reads the machine's pip configuration, which is where the CPU build of torch lives
 	$(BIN)/pip install --quiet --disable-pip-version-check "torch==$(TORCH_VERSION)" "uv==$(UV_VERSION)"
-	$(BIN)/uv pip install --quiet --python $(BIN)/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) -r requirements.lock
+	@# the development lock: the runtime lock's pins plus the test, lint and notebook tools
+	$(BIN)/uv pip install --quiet --python $(BIN)/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) -r requirements-dev.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
-setup: $(BIN)/.installed  ## create or update .venv/ (idempotent)
+setup: $(BIN)/.installed  ## create or update .venv/ for development (idempotent)
 
-lock:  ## re-resolve requirements.lock from pyproject.toml (needs setup)
-	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) -o requirements.lock
+lock:  ## re-resolve requirements.lock (runtime) and requirements-dev.lock (runtime + dev) from pyproject.toml
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) \
+		--custom-compile-command "make lock" -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) \
+		-c requirements.lock --custom-compile-command "make lock" -o requirements-dev.lock
 
 run: setup  ## demo corpus if absent, build a snapshot, serve on 127.0.0.1:8000, print a dev key
 	$(BIN)/aimi demo-data --if-absent
@@ -36,19 +42,24 @@ test: setup  ## run the whole test suite (installs redis-server for its tests if
 	@scripts/ensure-redis
 	$(BIN)/python -m pytest
 
+test-fast: setup  ## the inner loop: every test that needs no built snapshot and no server (under 2 minutes)
+	$(BIN)/python -m pytest -m "not snapshot and not slow and not services"
+
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 dagster: setup  ## the Dagster UI on 127.0.0.1:3000 over the same data dir
-	@mkdir -p $(AIMI_DATA_DIR)/dagster && cp dagster.yaml $(AIMI_DATA_DIR)/dagster/dagster.yaml
-	@# run from DAGSTER_HOME: Dagster warns about a dagster.yaml in the working folder otherwise
-	cd $(AIMI_DATA_DIR)/dagster && DAGSTER_HOME=$(AIMI_DATA_DIR)/dagster \
+	@mkdir -p $(DATA_DIR)/dagster && cp dagster.yaml $(DATA_DIR)/dagster/dagster.yaml
+	@# run from DAGSTER_HOME: Dagster warns about a dagster.yaml in the working folder otherwise;
+	@# the checkout's .env is exported first, since the settings look for .env in the working folder
+	set -a; if [ -f .env ]; then . ./.env; fi; set +a; \
+	cd $(DATA_DIR)/dagster && AIMI_DATA_DIR=$(DATA_DIR) DAGSTER_HOME=$(DATA_DIR)/dagster \
 		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
 
 notebooks: setup  ## Jupyter Lab on notebooks/ over the data dir (build a snapshot first: make build)
-	$(BIN)/jupyter lab --ip 127.0.0.1 notebooks/
+	AIMI_DATA_DIR=$(DATA_DIR) $(BIN)/jupyter lab --ip 127.0.0.1 notebooks/
 
 build: setup  ## materialize every asset and publish a snapshot (AS_OF=2026-01-01 to fix the clock)
 	$(BIN)/aimi build $(if $(AS_OF),--as-of $(AS_OF))
@@ -56,5 +67,5 @@ build: setup  ## materialize every asset and publish a snapshot (AS_OF=2026-01-0
 serve: setup  ## serve /v1 from the current snapshot
 	$(BIN)/aimi serve
 
-clean-data:  ## delete the data dir (warehouse, snapshots, Dagster storage)
-	rm -rf $(AIMI_DATA_DIR)
+clean-data: setup  ## delete the data dir (warehouse, snapshots, Dagster storage, keys)
+	rm -rf $(DATA_DIR)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from analytics.entities import Entity, public_id_for
+from analytics.entities import Entity, public_id_for, slugify
 from analytics.linking import Linker, normalize_text
 
 MAX_NAME_TOKENS = 4
@@ -48,7 +48,6 @@ _NOISE_CODE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE = re.compile(r"'s?$")
-_SLUG = re.compile(r"[^a-z0-9]+")
 
 STOPWORDS = frozenset(
     """a an the this that these those in on at for with from by of to and but or nor so yet if
@@ -100,10 +99,6 @@ class _Tally:
     surfaces: Counter[str] = field(default_factory=Counter)
     signals: set[str] = field(default_factory=set)
     domains: set[str] = field(default_factory=set)
-
-
-def _slug(name: str) -> str:
-    return _SLUG.sub("-", name.lower()).strip("-")
 
 
 def _is_capitalized(token: str) -> bool:
@@ -273,7 +268,7 @@ def discover_candidates(
         if written_lowercase[folded] > LOWERCASE_PHRASE_RATIO * tally.surfaces.total():
             continue
         kind = guess_type(name)
-        key = f"{kind}:{_slug(name)}"
+        key = f"{kind}:{slugify(name)}"
         if key in known_keys:
             continue
         found.append(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -20,6 +22,15 @@ EntityType = Literal[
 ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
 PUBLIC_ID_PREFIX = "ent:/"
 CaseRule = Literal["exact", "insensitive"]
+_NOT_SLUG = re.compile(r"[^a-z0-9.+]+")
+
+
+def slugify(text: str) -> str:
+    """``Claude 3.5 Sonnet`` → ``claude-3.5-sonnet``: the slug half of an internal
+    ``<type>:<slug>`` key, for registry entries and discovered names alike. Accents are folded
+    to ASCII; dots and pluses stay, so ``GPT-4.5`` and ``GPT-4-5`` stay apart."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return _NOT_SLUG.sub("-", folded.lower()).strip("-.") or "x"
 
 
 @dataclass(frozen=True)

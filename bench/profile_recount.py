@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from analytics.profiles import recount
 from serving.app import create_app
-from serving.settings import Settings
+from warehouse.settings import Settings
 
 KEY = "recount"
 

@@ -16,8 +16,8 @@ import sys
 from datetime import datetime
 
 from pipelines.build import BuildBusy, BuildError, build, refresh
-from pipelines.resources import parse_as_of
 from warehouse.paths import DataDir
+from warehouse.settings import parse_as_of
 
 
 def main(argv: list[str] | None = None) -> int:

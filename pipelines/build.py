@@ -5,7 +5,6 @@ dir: both hold ``build.lock``."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import sys
@@ -17,7 +16,8 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.definitions import ASSETS, CHECKS
-from pipelines.resources import AimiResource
+from pipelines.resources import AimiResource, resource_for_run
+from warehouse import locks
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, open_current
 
@@ -57,22 +57,19 @@ class RefreshReport:
 @contextlib.contextmanager
 def build_lock(data: DataDir, *, wait: bool) -> Iterator[None]:
     """Exclusive use of the data dir for one build; ``wait=False`` raises ``BuildBusy``."""
-    data.root.mkdir(parents=True, exist_ok=True)
-    with open(data.build_lock, "a+") as handle:
+
+    def say_waiting() -> None:
+        sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")
+
+    with contextlib.ExitStack() as held:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if not wait:
-                raise BuildBusy(
-                    f"another build or refresh is running on {data.root} (it holds "
-                    f"{data.build_lock.name}); try again when it has finished"
-                ) from None
-            sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            held.enter_context(locks.build_lock(data, wait=wait, on_wait=say_waiting))
+        except locks.LockBusy:
+            raise BuildBusy(
+                f"another build or refresh is running on {data.root} (it holds "
+                f"{data.build_lock.name}); try again when it has finished"
+            ) from None
+        yield
 
 
 def dagster_instance(data: DataDir, *, persistent: bool) -> dg.DagsterInstance:
@@ -115,12 +112,9 @@ def build_run(
     force_reextract: bool = False,
 ) -> BuildRun:
     """``build``, keeping Dagster's result as well as the snapshot."""
-    resource = AimiResource(
-        data_dir=str(data.root),
-        as_of=as_of.isoformat() if as_of else "",
-        force_reextract=force_reextract,
-    )
     with build_lock(data, wait=True), dagster_instance(data, persistent=persistent) as instance:
+        # the run's one read of the wall clock (DESIGN §7), once the lock is ours
+        resource = resource_for_run(data, as_of=as_of, force_reextract=force_reextract)
         return _materialize(data, resource, instance, log_level)
 
 
@@ -133,8 +127,8 @@ def refresh(
 ) -> RefreshReport:
     """Re-materialize the derived views, embed units not embedded yet, publish a snapshot.
     Raises ``BuildBusy`` at once when a build or another refresh is running."""
-    resource = AimiResource(data_dir=str(data.root), as_of=as_of.isoformat() if as_of else "")
     with build_lock(data, wait=False), dagster_instance(data, persistent=persistent) as instance:
+        resource = resource_for_run(data, as_of=as_of)
         run = _materialize(data, resource, instance, log_level, selection=_REFRESHED)
     embedded = 0
     for materialization in run.result.asset_materializations_for_node("unit_embeddings"):

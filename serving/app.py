@@ -17,9 +17,10 @@ from serving.mcp import McpEndpoint, create_mcp_server, streamable_http_app
 from serving.query_embedder import QueryEmbedder
 from serving.ratelimit import open_limiter
 from serving.routers import v1_router
-from serving.settings import API_VERSION, Settings, get_settings
 from serving.store import SnapshotStore
+from serving.version import API_VERSION
 from warehouse.paths import DataDir
+from warehouse.settings import Settings, load_settings
 
 DESCRIPTION = (
     "Verified, source-cited market intelligence about the AI economy. Every data endpoint "
@@ -33,7 +34,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     ``fast_path=False`` leaves every request to the FastAPI routes (``serving.fastpath``
     answers the pre-rendered entity and signal resources otherwise); tests compare the two.
     """
-    settings = settings or get_settings()
+    settings = settings or load_settings()
     data_dir = DataDir.from_env(settings.data_dir)
     store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
     query_embedder = QueryEmbedder()

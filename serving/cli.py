@@ -140,9 +140,11 @@ def demo_data(
 
 def _dev_key(data: DataDir) -> str:
     """AIMI_DEV_API_KEY, else the key kept in the data dir, else a new one kept there."""
-    configured = os.environ.get("AIMI_DEV_API_KEY")
-    if configured:
-        return configured
+    from warehouse.settings import load_settings
+
+    configured = load_settings().dev_api_key
+    if configured is not None and configured.get_secret_value():
+        return configured.get_secret_value()
     if data.dev_key_file.exists():
         return data.dev_key_file.read_text().strip()
     key = "aimi_dev_" + secrets.token_urlsafe(24)
@@ -210,14 +212,14 @@ def mcp(data_dir: DataDirOption = None) -> None:
 
     from serving.mcp import create_mcp_server
     from serving.query_embedder import QueryEmbedder
-    from serving.settings import get_settings
     from serving.store import SnapshotStore
+    from warehouse.settings import load_settings
 
     # stdout is the protocol: everything else (logs, warnings) goes to stderr
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     threadpool_limits(1, user_api="blas")
     data = _data(data_dir)
-    store = SnapshotStore(data, poll_seconds=get_settings().snapshot_poll_seconds)
+    store = SnapshotStore(data, poll_seconds=load_settings().snapshot_poll_seconds)
     store.start()
     embedder = QueryEmbedder()
     embedder.warm()
@@ -246,9 +248,9 @@ def keys_create(
 ) -> None:
     """Create an API key and print it once; only its hash is stored."""
     from serving.keys import KeyStore
-    from serving.settings import get_settings
+    from warehouse.settings import load_settings
 
-    tiers = get_settings().rate_limit_tiers
+    tiers = load_settings().rate_limit_tiers
     if tier not in tiers:
         raise typer.BadParameter(
             f"tier {tier!r} is not configured; configured tiers: {', '.join(sorted(tiers))}",

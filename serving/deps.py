@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from serving.auth import ApiKeyDep, Principal, require_api_key
-from serving.settings import Settings
 from serving.store import LoadedSnapshot, SnapshotStore
+from warehouse.settings import Settings
 
 __all__ = [
     "ApiKeyDep",

@@ -34,8 +34,8 @@ from serving.errors import ApiError, error_response_of
 from serving.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
 from serving.responses import DEFAULT_LIMIT, MAX_LIMIT
 from serving.service import ABOUT, Embed, SignalSort
-from serving.settings import API_VERSION
 from serving.store import LoadedSnapshot
+from serving.version import API_VERSION
 
 MCP_PATH = "/mcp"
 INSTRUCTIONS = (

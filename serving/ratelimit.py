@@ -16,7 +16,7 @@ answers:
 from __future__ import annotations
 
 import calendar
-import fcntl
+import contextlib
 import math
 import mmap
 import os
@@ -29,24 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
-
-
-class Quota(BaseModel):
-    """A tier's requests per minute and per calendar month (UTC)."""
-
-    per_minute: int = Field(ge=1)
-    per_month: int = Field(ge=1)
-
-
-DEFAULT_TIERS: dict[str, Quota] = {
-    "free": Quota(per_minute=60, per_month=10_000),
-    "pro": Quota(per_minute=600, per_month=1_000_000),
-    "enterprise": Quota(per_minute=6_000, per_month=50_000_000),
-    # the development key (`aimi serve --dev`, the test suite): high enough never to get in
-    # the way of local work, still counted and still reported in the headers
-    "dev": Quota(per_minute=1_000_000, per_month=1_000_000_000),
-}
+from warehouse.locks import exclusive
+from warehouse.settings import Quota
 
 
 class RateLimitError(RuntimeError):
@@ -242,23 +226,24 @@ class FileCounters:
 
 
 class _Flock:
+    """The thread lock, then ``flock``: processes are ordered by the file lock, this process's
+    threads by the thread lock (``flock`` alone does not order them: they share the file)."""
+
     def __init__(self, fd: int, thread_lock: threading.Lock) -> None:
         self.fd = fd
         self.thread_lock = thread_lock
+        self.held: contextlib.ExitStack | None = None
 
     def __enter__(self) -> None:
-        self.thread_lock.acquire()
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-        except BaseException:
-            self.thread_lock.release()
-            raise
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.thread_lock)
+            stack.enter_context(exclusive(self.fd))
+            self.held = stack.pop_all()
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-        finally:
-            self.thread_lock.release()
+        held, self.held = self.held, None
+        if held is not None:
+            held.close()
 
 
 # -- Redis ---------------------------------------------------------------------------------------

@@ -28,15 +28,12 @@ from analytics.embedding import FloatMatrix
 from warehouse.search_index import (
     CONTENT_TYPE,
     ENTITY,
-    IVF_FILE,
-    IVF_NPROBE,
-    LEXICAL_DIR,
     PUBLISHED,
     ROLE,
     ROW,
     TEXT,
     THEME,
-    VECTORS_FILE,
+    open_search_files,
     query_analyzer,
 )
 from warehouse.snapshot import OpenedSnapshot, SnapshotError
@@ -119,9 +116,6 @@ class SearchIndex:
     """A snapshot's search rows, vectors (memory-mapped) and lexical index."""
 
     def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
-        import faiss
-        import tantivy
-
         frame = opened.read_table("search_units")
         self.size = frame.height
         self.unit_ids: list[str] = frame["unit_id"].to_list()
@@ -153,24 +147,19 @@ class SearchIndex:
         self.unit_json: list[bytes] = frame["unit_json"].to_list()
         self.citation_json: list[bytes] = frame["citation_json"].to_list()
         self.as_of_us = int(as_of.timestamp() * 1_000_000)
-        vectors = np.load(opened.path / VECTORS_FILE, mmap_mode="r")
-        if vectors.shape[0] != self.size:
-            raise SnapshotError(
-                f"snapshot {opened.snapshot_id}: {vectors.shape[0]} vectors for {self.size} units"
-            )
-        self.vectors: npt.NDArray[np.float32] = vectors
         params: dict[str, Any] = opened.manifest.metadata.get("search", {})
+        try:
+            files = open_search_files(opened.path, params, units=self.size)
+        except ValueError as exc:
+            raise SnapshotError(f"snapshot {opened.snapshot_id}: {exc}") from None
+        self.vectors: npt.NDArray[np.float32] = files.vectors
         self.params = params
-        self.ivf: Any = None
-        if (opened.path / IVF_FILE).is_file():
-            # read into memory: measured 5–10x faster per search than FAISS's mmap flag, and
-            # the mapped pages end up resident after a few queries anyway (docs/benchmarks.md)
-            self.ivf = faiss.read_index(str(opened.path / IVF_FILE))
-            self.nprobe = int(params.get("nprobe", IVF_NPROBE))
-            self.ivf.nprobe = self.nprobe
+        self.ivf: Any = files.ivf
+        if self.ivf is not None:
+            self.nprobe = int(self.ivf.nprobe)
         self.exact_max_rows = EXACT_MAX_ROWS
         self.post_filter_min_share = POST_FILTER_MIN_SHARE
-        self.lexical = tantivy.Index.open(str(opened.path / LEXICAL_DIR))
+        self.lexical = files.lexical
         self.searcher = self.lexical.searcher()
         self.schema = self.lexical.schema
 

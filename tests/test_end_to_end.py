@@ -17,8 +17,8 @@ from analytics.demo import DEMO_AS_OF
 from analytics.profiles import recount
 from serving.app import create_app
 from serving.models import SignalDetail, SignalList
-from serving.settings import Settings
 from warehouse.paths import DataDir
+from warehouse.settings import Settings
 from warehouse.snapshot import OpenedSnapshot
 
 KEY = "end-to-end-key"

@@ -18,9 +18,10 @@ from tqdm import tqdm
 from analytics.records import RecordError, SourceRecord, validate_record
 from analytics.schema import INGEST_LOG, QUARANTINE, SOURCES
 from warehouse.adapters.sidecar import sidecar_candidates
+from warehouse.files import file_sha256
 from warehouse.paths import DataDir
 from warehouse.readers import discover, read_file
-from warehouse.tables import file_sha256, read_table, write_table
+from warehouse.tables import read_table, write_table
 
 RAW_KEEP_CHARS = 2_000
 

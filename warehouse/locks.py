@@ -1,21 +1,66 @@
-"""Inter-process locks on the data dir, so two builds never interleave their publishes."""
+"""Inter-process locks (``flock``): the one helper every lock in the project goes through.
+
+- ``build_lock``: held by whatever materializes and publishes (`aimi build`, an admin refresh),
+  so two builds never run over one data dir at once.
+- ``publish_lock``: held while a build numbers changes and switches the snapshot pointer.
+- ``exclusive``: an already open file, e.g. the rate-limit counters every worker maps.
+"""
 
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from warehouse.paths import DataDir
+
+
+class LockBusy(RuntimeError):
+    """The lock is held elsewhere and the caller asked not to wait."""
+
+
+@contextmanager
+def exclusive(
+    fd: int, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """An exclusive ``flock`` on an open file for the block. ``wait=False`` raises
+    ``LockBusy`` at once when another process holds it; ``on_wait`` is called before waiting."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if not wait:
+            raise LockBusy("the lock is held by another process") from None
+        if on_wait is not None:
+            on_wait()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextmanager
+def file_lock(
+    path: Path, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """``exclusive`` on the lock file ``path`` (created, with its folder, when missing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+") as handle, exclusive(handle.fileno(), wait=wait, on_wait=on_wait):
+        yield
+
+
+@contextmanager
+def build_lock(
+    data: DataDir, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+) -> Iterator[None]:
+    """Exclusive use of the data dir for one build or refresh."""
+    with file_lock(data.build_lock, wait=wait, on_wait=on_wait):
+        yield
 
 
 @contextmanager
 def publish_lock(data: DataDir) -> Iterator[None]:
     """Held while a build numbers changes and publishes a snapshot; a second build waits."""
-    data.root.mkdir(parents=True, exist_ok=True)
-    with (data.root / ".publish.lock").open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with file_lock(data.root / ".publish.lock"):
+        yield

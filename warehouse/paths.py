@@ -6,8 +6,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_DATA_DIR = "data"
-
 
 @dataclass(frozen=True)
 class DataDir:
@@ -17,8 +15,12 @@ class DataDir:
 
     @classmethod
     def from_env(cls, value: str | os.PathLike[str] | None = None) -> DataDir:
-        raw = value if value is not None else os.environ.get("AIMI_DATA_DIR", DEFAULT_DATA_DIR)
-        return cls(Path(raw).expanduser().resolve())
+        """``value``, else the settings' data dir (``AIMI_DATA_DIR``, default ``./data``)."""
+        if value is None:
+            from warehouse.settings import load_settings
+
+            value = load_settings().data_dir
+        return cls(Path(value).expanduser().resolve())
 
     @property
     def warehouse(self) -> Path:

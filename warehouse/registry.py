@@ -7,7 +7,6 @@ entry's index, name and field, instead of stopping at the first one.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -17,10 +16,7 @@ import yaml
 
 from analytics.entities import ENTITY_TYPES, PUBLIC_ID_PREFIX, Alias, CaseRule, Entity
 
-DEFAULT_REGISTRY = Path(
-    os.environ.get("AIMI_REGISTRY")
-    or Path(__file__).resolve().parent.parent / "registry" / "entities.yaml"
-)
+DEFAULT_REGISTRY = Path(__file__).resolve().parent.parent / "registry" / "entities.yaml"
 
 # The C implementations are ten times faster on a registry of ~1,000 entries.
 YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -99,9 +95,11 @@ class RegistryError(ValueError):
 
 
 def registry_path() -> Path:
-    """The registry to use now: ``AIMI_REGISTRY`` if set, else the repository's file."""
-    value = os.environ.get("AIMI_REGISTRY")
-    return Path(value) if value else DEFAULT_REGISTRY
+    """The registry to use now: the settings' ``registry`` (``AIMI_REGISTRY``) if set, else the
+    repository's file."""
+    from warehouse.settings import load_settings
+
+    return load_settings().registry or DEFAULT_REGISTRY
 
 
 def is_public_id(value: str) -> bool:

@@ -12,7 +12,6 @@ import argparse
 import csv
 import re
 import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from analytics.entities import ENTITY_TYPES, CaseRule, Entity, public_id_for
+from analytics.entities import ENTITY_TYPES, CaseRule, Entity, public_id_for, slugify
 from warehouse.registry import (
     COMMON_WORDS,
     DEFAULT_REGISTRY,
@@ -172,13 +171,6 @@ class Draft:
             yield alias, "insensitive"
         for alias in self.exact_aliases:
             yield alias, "exact"
-
-
-def slugify(text: str) -> str:
-    """``Claude 3.5 Sonnet`` → ``claude-3.5-sonnet``: the slug half of an internal key."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9.+]+", "-", folded.lower()).strip("-.")
-    return slug or "x"
 
 
 def auto_case(text: str) -> CaseRule:

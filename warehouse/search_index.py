@@ -11,6 +11,7 @@ is cosine similarity.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,10 @@ LEXICAL_DIR = "lexical"
 IVF_MIN_UNITS = 50_000
 IVF_NPROBE = 96  # recall@10 vs exact fusion: 0.978 at 100k, 0.981 at 1M (bench/search)
 TOKENIZER = "en_stem"
-# Dropped from queries, never from the index: Lucene's English stop set, the one Elasticsearch's
-# `english` analyzer uses. At 1M units they made the lexical leg 4x slower (docs/benchmarks.md).
-QUERY_STOP_WORDS = (
-    "a an and are as at be but by for if in into is it no not of on or such that the their "
-    "then there these they this to was will with"
-).split()
+# Dropped from queries, never from the index: tantivy's English stop set (Lucene's, the one
+# Elasticsearch's `english` analyzer uses). At 1M units they made the lexical leg 4x slower
+# (docs/benchmarks.md).
+QUERY_STOP_LANGUAGE = "english"
 # What the lexical index stores per unit (besides its text): the filter fields.
 ROW, TEXT, ROLE, CONTENT_TYPE, PUBLISHED, ENTITY, THEME = (
     "row",
@@ -58,8 +57,8 @@ def lexical_schema() -> Any:
 
 def query_analyzer(*, stop_words: bool) -> Any:
     """The index's ``en_stem`` chain for query text (simple tokenizer, tokens over 40 bytes
-    dropped, lower case, English Snowball stemmer), with ``QUERY_STOP_WORDS`` removed before
-    stemming when ``stop_words`` is set."""
+    dropped, lower case, English Snowball stemmer), with tantivy's English stop words removed
+    before stemming when ``stop_words`` is set."""
     import tantivy
 
     builder = (
@@ -68,7 +67,7 @@ def query_analyzer(*, stop_words: bool) -> Any:
         .filter(tantivy.Filter.lowercase())
     )
     if stop_words:
-        builder = builder.filter(tantivy.Filter.custom_stopword(QUERY_STOP_WORDS))
+        builder = builder.filter(tantivy.Filter.stopword(QUERY_STOP_LANGUAGE))
     return builder.filter(tantivy.Filter.stemmer("english")).build()
 
 
@@ -140,3 +139,32 @@ def _write_lexical(path: Path, units: pl.DataFrame) -> None:
         writer.add_document(doc)
     writer.commit()
     writer.wait_merging_threads()
+
+
+@dataclass(frozen=True)
+class SearchFiles:
+    """A snapshot's search indexes, opened: the vectors (memory-mapped, row ``i`` = unit row
+    ``i``), the IVF index when the snapshot has one, and the tantivy index."""
+
+    vectors: npt.NDArray[np.float32]
+    ivf: Any
+    lexical: Any
+    params: dict[str, Any]
+
+
+def open_search_files(folder: Path, params: dict[str, Any], *, units: int) -> SearchFiles:
+    """Open what ``build_search_files`` wrote into ``folder``; ``params`` is the manifest's
+    ``search`` metadata. Raises ``ValueError`` when the vectors do not match ``units`` rows."""
+    import faiss
+    import tantivy
+
+    vectors = np.load(folder / VECTORS_FILE, mmap_mode="r")
+    if vectors.shape[0] != units:
+        raise ValueError(f"{vectors.shape[0]} vectors for {units} units")
+    ivf: Any = None
+    if (folder / IVF_FILE).is_file():
+        # read into memory: measured 5–10x faster per search than FAISS's mmap flag, and the
+        # mapped pages end up resident after a few queries anyway (docs/benchmarks.md)
+        ivf = faiss.read_index(str(folder / IVF_FILE))
+        ivf.nprobe = int(params.get("nprobe", IVF_NPROBE))
+    return SearchFiles(vectors, ivf, tantivy.Index.open(str(folder / LEXICAL_DIR)), params)

@@ -18,8 +18,8 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
+from warehouse.files import atomic_write_parquet, atomic_write_text, file_sha256
 from warehouse.paths import DataDir
-from warehouse.tables import atomic_write_parquet, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -115,15 +115,6 @@ def _snapshot_id(as_of: datetime, built_at: datetime, tables: Mapping[str, Table
     return f"{as_of:%Y%m%d}-{built_at:%Y%m%dT%H%M%S%f}-{content}"
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def publish_snapshot(
     data_dir: DataDir,
     tables: Mapping[str, pl.DataFrame],
@@ -175,7 +166,7 @@ def publish_snapshot(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     opened = open_snapshot(final)
-    _atomic_write_text(data_dir.current_pointer, manifest.snapshot_id + "\n")
+    atomic_write_text(data_dir.current_pointer, manifest.snapshot_id + "\n")
     log.info("published snapshot %s (%s)", manifest.snapshot_id, final)
     _prune(data_dir, keep=keep, current=manifest.snapshot_id)
     return opened

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -11,7 +10,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse.files import atomic_write_parquet
 from warehouse.paths import DataDir
+from warehouse.snapshot import current_snapshot_dir
 
 log = logging.getLogger(__name__)
 
@@ -41,28 +42,6 @@ TABLE_NAMES = (
     "theme_profiles",
     "change_state",
 )
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def atomic_write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    """Write to a temporary file beside ``path`` and rename: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".parquet", dir=path.parent)
-    os.close(fd)
-    try:
-        frame.write_parquet(tmp, compression="zstd", statistics=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_table(data_dir: DataDir, name: str, schema: pl.Schema) -> pl.DataFrame:
@@ -105,8 +84,6 @@ def refresh_catalog(data_dir: DataDir) -> Path:
     The catalog is built in a temporary file and renamed over the old one, so a notebook that
     holds the old catalog open never blocks a build.
     """
-    from warehouse.snapshot import current_snapshot_dir  # snapshot imports tables
-
     data_dir.root.mkdir(parents=True, exist_ok=True)
     views: list[tuple[str, Path]] = []
     for name in TABLE_NAMES:

@@ -10,6 +10,7 @@ vector, prepared)`` is the timed call and returns the top ``LIMIT`` rows (row = 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+import tantivy
 from corpus import FilterSpec, FloatMatrix
 
 from serving.search import (
@@ -34,7 +36,7 @@ from warehouse.search_index import (
     IVF_FILE,
     LEXICAL_DIR,
     PUBLISHED,
-    QUERY_STOP_WORDS,
+    QUERY_STOP_LANGUAGE,
     ROLE,
     ROW,
     TEXT,
@@ -44,7 +46,6 @@ from warehouse.search_index import (
 from warehouse.snapshot import OpenedSnapshot
 
 LIMIT = 10
-STOP_WORDS = frozenset(QUERY_STOP_WORDS)
 API_DIVERSITY_CAP = 2  # the API's default
 NO_CAP = LIMIT  # at most LIMIT per signal among LIMIT hits: no cap at all
 # Our executor's depth per leg for LIMIT = 10 (max(100, 4·limit·max(1, 3 − cap))); every
@@ -284,7 +285,17 @@ def lance_text(text: str) -> str:
     """The words LanceDB's full-text search gets: the query's words without our stop words,
     as ours and the bare loop search them (its index stems them as ours does)."""
     words = re.findall(r"\w+", text)
-    return " ".join(w for w in words if w.lower() not in STOP_WORDS) or " ".join(words)
+    return " ".join(w for w in words if _without_stop_words().analyze(w)) or " ".join(words)
+
+
+@functools.cache
+def _without_stop_words() -> Any:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword(QUERY_STOP_LANGUAGE))
+        .build()
+    )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from serving.models import (
     SnapshotInfo,
     error_responses,
 )
-from serving.settings import Settings
+from warehouse.settings import Settings
 
 ADMIN_SECRET_HEADER = "X-Admin-Secret"
 REFRESH_TIMEOUT_SECONDS = 6 * 3600

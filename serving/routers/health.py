@@ -11,7 +11,7 @@ from fastapi import APIRouter, Response
 from serving.deps import StoreDep
 from serving.errors import NotFound
 from serving.models import Health, SnapshotInfo, error_responses
-from serving.settings import API_VERSION
+from serving.version import API_VERSION
 
 router = APIRouter(tags=["health"])
 

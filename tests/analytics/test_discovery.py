@@ -131,3 +131,17 @@ def test_deterministic() -> None:
 )
 def test_guess_type(name: str, kind: str) -> None:
     assert guess_type(name) == kind
+
+
+def test_discovered_keys_use_the_registry_slug_rule() -> None:
+    # one slug rule (analytics.entities.slugify): a dotted version keeps its dot, as the
+    # registry's keys do, so "Veo 3.1" discovered is "model:veo-3.1", never "model:veo-3-1"
+    found = discover_candidates(
+        corpus(
+            ("a.com", "Veo 3.1 shipped today."),
+            ("b.com", "Critics said Veo 3.1 is slow."),
+            ("c.com", "Veo 3.1 again."),
+        ),
+        LINKER,
+    )
+    assert [(e.name, e.key) for e in found] == [("Veo 3.1", "model:veo-3.1")]

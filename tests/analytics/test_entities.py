@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from analytics.entities import Alias, Entity, is_internal_key, public_id_for
+from analytics.entities import Alias, Entity, is_internal_key, public_id_for, slugify
 from analytics.linking import EntityIndex
 
 CLAUDE = Entity("ent:/claude0000", "model:claude", "Claude", "model", (Alias("Claude", "exact"),))
@@ -55,3 +55,13 @@ def test_ids_and_internal_keys() -> None:
     assert is_internal_key("organization:openai")
     assert not is_internal_key("ent:/abc") and not is_internal_key("OpenAI")
     assert not is_internal_key("planet:earth")
+
+
+def test_one_slug_rule_keeps_versions_apart_and_folds_accents() -> None:
+    assert slugify("GPT-4.5") == "gpt-4.5"
+    assert slugify("GPT-4-5") == "gpt-4-5"
+    assert slugify("Claude 3.5 Sonnet") == "claude-3.5-sonnet"
+    assert slugify("Mistral Large 2+") == "mistral-large-2+"
+    assert slugify("Zürich Instruments") == "zurich-instruments"
+    assert slugify("  .Hello, World!. ") == "hello-world"
+    assert slugify("北京") == "x"  # nothing left in ASCII: still a valid key

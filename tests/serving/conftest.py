@@ -24,10 +24,10 @@ from analytics.trends import Clock
 from pipelines.publishing import SearchInput, publish_served
 from serving.app import create_app
 from serving.keys import KeyStore
-from serving.settings import Settings
 from warehouse.embeddings import load_minilm
 from warehouse.ingest import sources_frame
 from warehouse.paths import DataDir
+from warehouse.settings import Settings
 
 DEV_KEY = "dev-key-for-tests"
 AS_OF = datetime(2026, 5, 1, 12, tzinfo=UTC)

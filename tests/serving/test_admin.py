@@ -17,9 +17,9 @@ from pydantic import SecretStr, ValidationError
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
 from serving.app import create_app
-from serving.settings import Settings
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
+from warehouse.settings import Settings
 from warehouse.snapshot import open_current
 from warehouse.tables import read_table, write_table
 

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from serving import service
 from serving.app import create_app
 from serving.fastpath import route
-from serving.ratelimit import Quota
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
 from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
+from warehouse.settings import Quota
 
 # Headers whose values differ from one request to the next by design.
 _VARYING = {"x-request-id", "x-ratelimit-remaining-minute", "x-ratelimit-remaining-monthly"}

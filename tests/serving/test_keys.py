@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from serving.keys import KeyStore, KeyStoreError, parse_key_id
-from serving.settings import Settings
+from warehouse.settings import Settings
 
 
 def test_create_verify_and_store_only_the_hash(tmp_path: Path) -> None:

@@ -22,17 +22,15 @@ from fastapi.testclient import TestClient
 from serving.app import create_app
 from serving.keys import KeyStore
 from serving.ratelimit import (
-    DEFAULT_TIERS,
     FileCounters,
-    Quota,
     RateLimiter,
     RateLimitError,
     RedisCounters,
     Windows,
     open_limiter,
 )
-from serving.settings import Settings
 from tests.serving.conftest import DEV_KEY, free_port, make_settings, stop_process
+from warehouse.settings import DEFAULT_TIERS, Quota, Settings
 
 # 2026-11-21 10:15:30 UTC: mid-minute, mid-month
 NOW = calendar.timegm((2026, 11, 21, 10, 15, 30))

@@ -21,9 +21,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from serving.app import create_app
-from serving.settings import Settings
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
+from warehouse.settings import Settings
 
 MAX_EXAMPLES = 20
 CHECKS = [

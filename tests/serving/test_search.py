@@ -279,3 +279,20 @@ def test_defaults_and_query_syntax_is_plain_text(api: TestClient) -> None:
     assert len(search(api, q=QUERY)) == 10  # default limit
     assert len(search(api, q="role:claim AND (funding")) > 0  # no parser error, no 500
     assert len(search(api, q="?!")) > 0  # no words: the dense leg still answers
+
+
+def test_queries_drop_the_english_stop_set_of_lucene_and_no_other_word() -> None:
+    # the set Elasticsearch's `english` analyzer drops, which tantivy's English filter gives
+    lucene = (
+        "a an and are as at be but by for if in into is it no not of on or such that the "
+        "their then there these they this to was will with"
+    ).split()
+    assert all(query_terms(f"{word} chips") == ["chip"] for word in lucene)
+    assert query_terms("who what when where why how") == [
+        "who",
+        "what",
+        "when",
+        "where",
+        "whi",
+        "how",
+    ]

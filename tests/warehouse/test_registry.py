@@ -12,7 +12,7 @@ import yaml
 
 from analytics.demo import planted
 from analytics.demo import vocabulary as v
-from analytics.entities import ENTITY_TYPES, public_id_for
+from analytics.entities import ENTITY_TYPES, public_id_for, slugify
 from warehouse.registry import (
     DEFAULT_REGISTRY,
     PUBLIC_ID_RE,
@@ -22,7 +22,7 @@ from warehouse.registry import (
     registry_path,
     write_registry,
 )
-from warehouse.registry_seed import DEFAULT_CURATED, auto_case, main, seed_registry, slugify
+from warehouse.registry_seed import DEFAULT_CURATED, auto_case, main, seed_registry
 
 MIN_PER_TYPE = {
     "organization": 100,

@@ -29,7 +29,13 @@ def sources(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
     data = aimi.data()
     inserted = updated = quarantined = 0
     if data.inbox.is_dir():
-        report = ingest_paths(data, [data.inbox], skip_unchanged_files=True, progress=False)
+        report = ingest_paths(
+            data,
+            [data.inbox],
+            skip_unchanged_files=True,
+            progress=False,
+            now=aimi.run_started_at(),
+        )
         context.log.info("inbox: %s", report.summary())
         inserted, updated, quarantined = report.inserted, report.updated, len(report.quarantined)
         for item in report.quarantined[:20]:

@@ -2,8 +2,6 @@
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
-from datetime import UTC, datetime
-
 import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
@@ -61,7 +59,6 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         render_search_units(rendered, signal_frame, served_units, unit_entities),
         read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
     )
-    built_at = datetime.now(UTC)
     published = publish_served(
         data,
         rendered,
@@ -72,7 +69,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "theme_profiles": pl.read_parquet(data.table_path("theme_profiles")),
         },
         as_of=aimi.clock(),
-        built_at=built_at,
+        built_at=aimi.run_started_at(),
         metadata={"signals_without_central_statement": signal_frame.height - rendered.height},
         search=search,
     )

@@ -1,0 +1,112 @@
+"""The one settings object: every ``AIMI_*`` variable, read by pydantic-settings from the
+environment and from a ``.env`` file in the working directory, for every entry point (the CLI,
+builds, Dagster runs, the API server, the MCP server).
+
+Nothing else in the project reads an ``AIMI_*`` variable. Entry points that start other
+processes (uvicorn workers, the admin refresh) pass settings on by setting the variables.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from analytics.records import RecordError, parse_timestamp
+
+ENV_PREFIX = "AIMI_"
+ENV_FILE = ".env"
+DEFAULT_DATA_DIR = Path("data")
+
+_SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+
+
+class Quota(BaseModel):
+    """A tier's requests per minute and per calendar month (UTC)."""
+
+    per_minute: int = Field(ge=1)
+    per_month: int = Field(ge=1)
+
+
+DEFAULT_TIERS: dict[str, Quota] = {
+    "free": Quota(per_minute=60, per_month=10_000),
+    "pro": Quota(per_minute=600, per_month=1_000_000),
+    "enterprise": Quota(per_minute=6_000, per_month=50_000_000),
+    # the development key (`aimi serve --dev`, the test suite): high enough never to get in
+    # the way of local work, still counted and still reported in the headers
+    "dev": Quota(per_minute=1_000_000, per_month=1_000_000_000),
+}
+
+
+def parse_as_of(value: str | datetime) -> datetime:
+    """``--as-of`` / ``AIMI_AS_OF``: an ISO 8601 date or date-time, UTC when no offset is given."""
+    try:
+        return parse_timestamp(value)
+    except RecordError:
+        raise ValueError(
+            f"as_of {value!r} is not an ISO 8601 date or date-time (e.g. 2026-01-01)"
+        ) from None
+
+
+class Settings(BaseSettings):
+    """Everything aimi reads from its environment (variables ``AIMI_<FIELD>``, or ``.env``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_dir: Path = DEFAULT_DATA_DIR
+    # the entity registry file; the repository's registry/entities.yaml when unset
+    registry: Path | None = None
+    # a fixed build clock (demos, backfills); the wall clock when unset
+    as_of: datetime | None = None
+    admin_secret: SecretStr | None = None
+    # or only its SHA-256 (hex), so the plaintext need not sit in the environment
+    admin_secret_sha256: SecretStr | None = None
+    rate_limit_storage: str = "embedded"
+    # JSON, e.g. {"free": {"per_minute": 30, "per_month": 5000}}: tiers given replace the
+    # defaults of the same name, the others stay
+    rate_limit_tiers: dict[str, Quota] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
+    dev_api_key: SecretStr | None = None
+    snapshot_poll_seconds: float = Field(default=2.0, gt=0)
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _as_of_in_utc(cls, value: object) -> datetime | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None  # empty, as in a .env template: unset
+        if not isinstance(value, str | datetime):
+            raise ValueError(f"as_of must be an ISO 8601 string, got {type(value).__name__}")
+        return parse_as_of(value)
+
+    @field_validator("registry", mode="before")
+    @classmethod
+    def _empty_registry_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("admin_secret_sha256", mode="after")
+    @classmethod
+    def _is_a_sha256(cls, digest: SecretStr | None) -> SecretStr | None:
+        # a malformed digest would close the admin endpoint without saying why: refuse to start
+        if digest is None or not digest.get_secret_value().strip():
+            return None  # empty, as in a .env template: unset
+        if not _SHA256_HEX.fullmatch(digest.get_secret_value().strip()):
+            raise ValueError(
+                "AIMI_ADMIN_SECRET_SHA256 must be the 64 hex digits of the secret's SHA-256 "
+                "(e.g. `printf %s SECRET | sha256sum`)"
+            )
+        return digest
+
+    @field_validator("rate_limit_tiers", mode="after")
+    @classmethod
+    def _keep_default_tiers(cls, tiers: dict[str, Quota]) -> dict[str, Quota]:
+        return {**DEFAULT_TIERS, **tiers}
+
+
+def load_settings() -> Settings:
+    """The settings as the environment and ``.env`` give them now (read on every call: cheap,
+    and tests and long-lived processes see a changed environment)."""
+    return Settings()
