@@ -2,9 +2,10 @@
 pre-rendered to JSON once per snapshot (DESIGN §10).
 
 Inputs are the trend tables of ``analytics.trends`` (one row per key with signals), the
-co-occurrence tables, and the per-key tag mix of ``tag_mix``. Keys without any signal up to
-``as_of`` (a registry entry never mentioned, a theme no signal carries) still get a profile:
-zero counts, no dates, no labels, so that every known id, name and label resolves.
+co-occurrence tables of ``analytics.cooccurrence``, and the per-key tag mix of ``tag_mix``.
+Keys without any signal up to ``as_of`` (a registry entry never mentioned, a theme no signal
+carries) still get a profile: zero counts, no dates, no labels, so that every known id, name and
+label resolves.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import orjson
 import polars as pl
 
 from analytics import trends as t
+from analytics.cooccurrence import KEY_A, KEY_B, co_occurrence
 from analytics.entities import EntityType
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, ENTITY_PROFILES, THEME_PROFILES
@@ -107,11 +109,11 @@ def unrated_reasoning(signal_count: int) -> str:
 
 def _related(co: pl.DataFrame, limit: int | None) -> dict[str, list[tuple[str, int]]]:
     """key → [(other key, signals containing both)], count desc then key asc."""
-    ordered = co.sort([t.KEY_A, t.COUNT, t.KEY_B], descending=[False, True, False])
+    ordered = co.sort([KEY_A, t.COUNT, KEY_B], descending=[False, True, False])
     if limit is not None:
-        ordered = ordered.group_by(t.KEY_A, maintain_order=True).head(limit)
+        ordered = ordered.group_by(KEY_A, maintain_order=True).head(limit)
     found: dict[str, list[tuple[str, int]]] = {}
-    for a, b, count in ordered.select(t.KEY_A, t.KEY_B, t.COUNT).iter_rows():
+    for a, b, count in ordered.select(KEY_A, KEY_B, t.COUNT).iter_rows():
         if a != b:
             found.setdefault(a, []).append((b, count))
     return found
@@ -335,11 +337,11 @@ def profile_tables(
             entities,
             t.trend_metrics(ekeys, signals, clock, kind="entity"),
             tag_mix(ekeys, signals, signal_themes),
-            t.co_occurrence(ekeys),
+            co_occurrence(ekeys),
             clock,
         ),
         "theme_profiles": render_theme_profiles(
-            t.trend_metrics(tkeys, signals, clock, kind="theme"), t.co_occurrence(tkeys)
+            t.trend_metrics(tkeys, signals, clock, kind="theme"), co_occurrence(tkeys)
         ),
     }
 

@@ -1,5 +1,7 @@
 """Trend analytics over weekly mention counts (DESIGN §7): the build clock, dense weekly counts,
-per-key trend metrics and labels, co-occurrence, and the trending lists.
+per-key trend metrics and labels, and the trending lists. The rate-change test behind
+``confidence`` is ``analytics.significance``; co-occurrence is ``analytics.cooccurrence``. The
+column names below (input, weekly and metric columns) are shared with both.
 
 Pure functions: frames in, frames out. A ``key`` is an entity id or a theme label; the same
 functions serve both, with ``kind`` deciding the few entity-only rules (``New``, ``scale``).
@@ -9,11 +11,10 @@ float sort key is rounded to 12 significant digits first, so that values which a
 arithmetic never reorder on float64 rounding noise. Served floats stay plain float64.
 
 Speed (bench/analytics, docs/benchmarks.md): strings are touched only at the edges. Keys become
-dense integer codes in key order (so integer order is output order), each mention is matched to
-its signal once per run of equal signal ids, distinct (signal, key) pairs are one sort of packed
-int64 codes, and everything per key (counts, weeks, first/last seen, domains) is ``bincount`` or
-``ufunc.at`` over those codes. Co-occurrence counts packed pair codes with one sort. The binomial
-test is vectorized (``binom_test_p_values``) and gives scipy's floats exactly.
+dense integer codes in key order (so integer order is output order; ``analytics.codes``), each
+mention is matched to its signal once per run of equal signal ids, distinct (signal, key) pairs
+are one sort of packed int64 codes, and everything per key (counts, weeks, first/last seen,
+domains) is ``bincount`` or ``ufunc.at`` over those codes.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from typing import Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy.stats import binom, false_discovery_control
 
+from analytics.codes import code_bits, dense_codes, distinct_sorted, runs
 from analytics.schema import UTC_TIME
+from analytics.significance import adjusted_p_values
 
 Kind = Literal["entity", "theme"]
 Mode = Literal["rising", "hot", "consistent", "new"]
@@ -49,8 +51,6 @@ KEY = "key"
 WEEK_START = "week_start"
 COUNT = "count"
 TOTAL = "total"
-KEY_A = "key_a"
-KEY_B = "key_b"
 
 # trend_metrics: the served fields.
 SIGNAL_COUNT = "signal_count"
@@ -165,30 +165,6 @@ def _week_frame(clock: Clock) -> pl.DataFrame:
     )
 
 
-def _distinct_sorted(values: _IntArray) -> _IntArray:
-    """The distinct values in ascending order (``np.unique`` without its overheads). Sorts
-    ``values`` in place: callers pass a temporary."""
-    values.sort()
-    distinct: _IntArray = values[_heads(values)]
-    return distinct
-
-
-def _dense_codes(values: pl.Series) -> tuple[pl.Series, _IntArray]:
-    """The distinct values of a null-free column in Polars sort order, and each value's index
-    into them, so that integer order is value order."""
-    distinct = values.unique().sort()
-    if values.dtype == pl.String:
-        codes = values.cast(pl.Enum(distinct)).to_physical()
-    else:
-        lookup = distinct.to_frame("value").with_row_index("code")
-        codes = (
-            values.to_frame("value")
-            .join(lookup, on="value", how="left", maintain_order="left")
-            .get_column("code")
-        )
-    return distinct, codes.cast(pl.Int64).to_numpy()
-
-
 class _SignalTable(NamedTuple):
     """The signals published up to ``as_of``, one row each, as integer columns."""
 
@@ -212,7 +188,7 @@ def _signal_table(signals: pl.DataFrame, clock: Clock) -> _SignalTable:
     domains = 0
     if DOMAIN in known.columns:
         wanted = known[DOMAIN].is_not_null().to_numpy() & (week >= 0)
-        distinct, codes = _dense_codes(known[DOMAIN].filter(pl.Series(wanted)))
+        distinct, codes = dense_codes(known[DOMAIN].filter(pl.Series(wanted)))
         domain[wanted] = codes
         domains = distinct.len()
     return _SignalTable(
@@ -236,15 +212,6 @@ class _Pairs(NamedTuple):
     row: _IntArray
 
 
-def _runs(ids: pl.Series) -> tuple[pl.Series, _IntArray]:
-    """Runs of equal consecutive ids: their values and lengths. Mentions usually arrive grouped
-    by signal (~5 per signal), so looking up one id per run instead of one per row saves most
-    of the string hashing; any order is still correct, only slower."""
-    runs = ids.rle()
-    lengths: _IntArray = runs.struct.field("len").cast(pl.Int64).to_numpy()
-    return runs.struct.field("value").alias(SIGNAL_ID), lengths
-
-
 def _compact(keys: pl.Series, key: _IntArray) -> tuple[pl.Series, _IntArray]:
     """Drop the keys no code refers to any more, renumbering the codes (order is kept)."""
     used = np.bincount(key, minlength=keys.len()) > 0
@@ -258,7 +225,7 @@ def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
     """Mentions of known signals, distinct per (signal, key); null keys and signals unknown to
     ``signals`` (or published after ``as_of``) are dropped."""
     frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
-    values, lengths = _runs(frame[SIGNAL_ID])
+    values, lengths = runs(frame[SIGNAL_ID])
     found = values.to_frame().with_row_index("run").join(table.ids, on=SIGNAL_ID, how="inner")
     run = found["run"].cast(pl.Int64).to_numpy()
     if np.bincount(run, minlength=values.len()).max(initial=0) <= 1:
@@ -266,15 +233,15 @@ def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
         run_row[run] = found["row"].to_numpy()
         row = np.repeat(run_row, lengths)
         known = row >= 0
-        keys, key = _dense_codes(frame[KEY])
+        keys, key = dense_codes(frame[KEY])
         keys, key = _compact(keys, key[known])
         row = row[known]
     else:  # a signal_id twice in ``signals``: each of its rows counts, as a join gives
         joined = frame.join(table.ids, on=SIGNAL_ID, how="inner")
-        keys, key = _dense_codes(joined[KEY])
+        keys, key = dense_codes(joined[KEY])
         row = joined["row"].to_numpy()
-    bits = _code_bits(keys.len())
-    code = _distinct_sorted((row << bits) | key)
+    bits = code_bits(keys.len())
+    code = distinct_sorted((row << bits) | key)
     return _Pairs(keys=keys, key=code & ((1 << bits) - 1), row=code >> bits)
 
 
@@ -355,91 +322,6 @@ def _wow(now: _IntArray, before: _IntArray) -> _FloatArray:
     return wow
 
 
-def _binary_search(
-    sign: float, target: _FloatArray, lo: _FloatArray, hi: _FloatArray, n: _IntArray, p: _FloatArray
-) -> _FloatArray:
-    """scipy's ``_binary_search_for_binom_tst`` run on many cases at once: per case, the ``i``
-    in ``lo…hi`` with ``a(i) ≤ target < a(i+1)`` for ``a(x) = sign · pmf(x)``, visiting the same
-    midpoints in the same order as scipy so the answer is the same integer."""
-    lo, hi = lo.copy(), hi.copy()
-    found = np.full(len(lo), np.nan)
-    active = np.flatnonzero(lo < hi)
-    while len(active):
-        mid = lo[active] + (hi[active] - lo[active]) // 2
-        value = sign * binom.pmf(mid, n[active], p[active])
-        below, above = value < target[active], value > target[active]
-        hit = ~below & ~above  # equal (or NaN, which scipy also returns at once)
-        lo[active[below]] = mid[below] + 1
-        hi[active[above]] = mid[above] - 1
-        found[active[hit]] = mid[hit]
-        active = active[~hit]
-        active = active[lo[active] < hi[active]]
-    ended = np.isnan(found)
-    last = lo[ended]
-    at_last = sign * binom.pmf(last, n[ended], p[ended])
-    found[ended] = np.where(at_last <= target[ended], last, last - 1)
-    return found
-
-
-def binom_test_p_values(
-    k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike
-) -> npt.NDArray[np.float64]:
-    """Two-sided exact binomial test p-values, vectorized: element by element the same float as
-    ``scipy.stats.binomtest(k, n, p).pvalue`` (scipy's rule: the p-value sums the pmf of every
-    outcome no more likely than ``k``, within a relative 1e-7, found by the same binary search
-    over the far side of the mode).
-
-    ``k``, ``n`` (≥ 1, ``k ≤ n``) and ``p`` (in [0, 1]) broadcast together; inputs are not
-    validated beyond that.
-    """
-    k_arr, n_arr, p_arr = np.broadcast_arrays(
-        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p, dtype=float)
-    )
-    k_arr, n_arr, p_arr = k_arr.ravel(), n_arr.ravel(), p_arr.ravel()
-    shape = np.broadcast_shapes(np.shape(k), np.shape(n), np.shape(p))
-    rerr = 1 + 1e-7
-    d = binom.pmf(k_arr, n_arr, p_arr)
-    mean = p_arr * n_arr
-    pvalue = np.ones(len(k_arr))
-    # k below the mean: the far side is ceil(pn)…n, where the pmf decreases.
-    low = np.flatnonzero(k_arr < mean)
-    if len(low):
-        kl, nl, pr = k_arr[low], n_arr[low], p_arr[low]
-        ix = _binary_search(-1.0, -d[low] * rerr, np.ceil(mean[low]), nl.astype(float), nl, pr)
-        y = nl - ix + (d[low] * rerr == binom.pmf(ix, nl, pr))
-        pvalue[low] = binom.cdf(kl, nl, pr) + binom.sf(nl - y, nl, pr)
-    # k above the mean: the far side is 0…floor(pn), where the pmf increases.
-    high = np.flatnonzero(k_arr > mean)
-    if len(high):
-        kh, nh, ph = k_arr[high], n_arr[high], p_arr[high]
-        ix = _binary_search(1.0, d[high] * rerr, np.zeros(len(high)), np.floor(mean[high]), nh, ph)
-        y = ix + 1
-        pvalue[high] = binom.cdf(y - 1, nh, ph) + binom.sf(kh - 1, nh, ph)
-    result: npt.NDArray[np.float64] = np.minimum(pvalue, 1.0).reshape(shape)
-    return result
-
-
-def _p_values(k1: _IntArray, k2: _IntArray, n1: int, n2: int) -> _FloatArray:
-    """Two-sided conditional binomial test of two Poisson rates, one raw p-value per key.
-
-    With no mentions in either period, or no signals at all in one period, there is nothing to
-    compare and the p-value is 1 (the key still counts in the Benjamini–Hochberg family).
-    Computed once per distinct (k1, k2): ``n1`` and ``n2`` are the same for every key.
-    """
-    out: _FloatArray = np.ones(len(k1))
-    testable = (k1 + k2 > 0) if n1 and n2 else np.zeros(len(k1), dtype=np.bool_)
-    if not testable.any():
-        return out
-    a, b = k1[testable], k2[testable]
-    width = int(b.max()) + 1
-    case = a * width + b
-    distinct = _distinct_sorted(case.copy())
-    where = np.searchsorted(distinct, case)
-    ka, kb = distinct // width, distinct % width
-    out[testable] = binom_test_p_values(ka, ka + kb, n1 / (n1 + n2))[where]
-    return out
-
-
 def _scales(window: _IntArray, signal_count: _IntArray, eligible: _BoolArray) -> pl.Series:
     """Scale of eligible entities by rank (window mentions desc, signal_count desc, key asc; key
     codes are in key order); ceilings of 10% and 35% taken in integers. Others are Small."""
@@ -513,7 +395,7 @@ def trend_metrics(
     if table.domains:
         domain, week = table.domain[row], table.week[row]
         seen = (week >= 0) & (domain >= 0)
-        key_domain = _distinct_sorted(key[seen] * table.domains + domain[seen])
+        key_domain = distinct_sorted(key[seen] * table.domains + domain[seen])
         diversity = np.bincount(key_domain // table.domains, minlength=n)
     totals: _IntArray = weekly_totals(signals, clock)[TOTAL].to_numpy().astype(np.int64)
 
@@ -598,15 +480,13 @@ def _with_labels(
     chosen = (metrics[SIGNAL_COUNT] >= MIN_LABELLED).to_numpy()
     n1_value = int(metrics[RECENT_TOTAL][0]) if metrics.height else 0
     n2_value = int(metrics[PRIOR_TOTAL][0]) if metrics.height else 0
-    raw = _p_values(
+    adjusted = np.full(metrics.height, np.nan)
+    adjusted[chosen] = adjusted_p_values(
         metrics[RECENT_MENTIONS].to_numpy()[chosen],
         metrics[PRIOR_MENTIONS].to_numpy()[chosen],
         n1_value,
         n2_value,
     )
-    adjusted = np.full(metrics.height, np.nan)
-    if len(raw):
-        adjusted[chosen] = false_discovery_control(raw, method="bh")
     p_value = pl.Series(P_VALUE, adjusted, dtype=pl.Float64, nan_to_null=True)
 
     labelled = metrics.with_columns(
@@ -654,128 +534,6 @@ def _with_labels(
     )
     return labelled.with_columns(
         pl.when(pl.col(NOTABILITY).is_not_null()).then(_reasoning(kind)).alias(NOTABILITY_REASONING)
-    )
-
-
-def _heads(ordered: _IntArray) -> _IntArray:
-    """Where each run of equal values starts in a sorted array."""
-    head = np.empty(len(ordered), dtype=np.bool_)
-    head[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=head[1:])
-    return np.flatnonzero(head)
-
-
-def _code_bits(n: int) -> int:
-    """Bits that hold the codes 0 … n-1 (at least one), so that two codes pack into one int64
-    as ``(a << bits) | b`` and unpack with a shift and a mask."""
-    return max(n - 1, 1).bit_length()
-
-
-def _pair_codes(
-    group_start: _IntArray, group_size: _IntArray, key: _IntArray, bits: int
-) -> _IntArray:
-    """``(a << bits) | b`` for every two keys ``a < b`` of every group, groups being runs of
-    ascending distinct key codes. Groups of one size share one index pattern, so this loops
-    over the (few) sizes, not the groups, writing each size's pairs into one output array."""
-    top = int(group_size.max(initial=0))
-    groups = np.bincount(group_size, minlength=top + 1)
-    sizes = np.arange(top + 1)
-    out = np.empty(int((groups * (sizes * (sizes - 1) // 2)).sum()), dtype=np.int64)
-    at = 0
-    for size in range(2, top + 1):
-        if not groups[size]:
-            continue
-        starts = group_start[group_size == size]
-        block = key[starts[:, None] + np.arange(size)]  # one row of keys per group
-        first, second = np.triu_indices(size, 1)
-        pairs = out[at : at + len(starts) * len(first)].reshape(len(starts), len(first))
-        np.left_shift(np.take(block, first, axis=1), bits, out=pairs)
-        pairs |= np.take(block, second, axis=1)
-        at += pairs.size
-    return out
-
-
-def _sort_with_counts(codes: _IntArray, counts: _IntArray) -> tuple[_IntArray, _IntArray]:
-    """Distinct non-negative ``codes`` in ascending order, each with its count. When both fit
-    in one int64 the count is packed below the code and one in-place sort does it (``codes``
-    is then overwritten); otherwise an argsort."""
-    count_bits = int(counts.max(initial=0)).bit_length()
-    if len(codes) and int(codes.max()).bit_length() + count_bits <= 63:
-        packed = codes
-        packed <<= count_bits
-        packed |= counts
-        packed.sort()
-        sorted_counts = packed & ((1 << count_bits) - 1)
-        packed >>= count_bits
-        return packed, sorted_counts
-    order = np.argsort(codes)
-    return codes[order], counts[order]
-
-
-def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
-    """Signals containing both keys, for every ordered pair of distinct keys (both directions
-    are present, so ``related`` is a plain filter). Returns (key_a, key_b, count) sorted by
-    key_a, key_b. Rows with a null signal_id or key are ignored.
-
-    Computed on integer codes: keys are numbered in key order, each signal's distinct keys are
-    sorted, every unordered pair ``a < b`` inside a signal becomes one int64 ``(a << bits) |
-    b``, and one sort of those codes counts them; the reverse direction is added and sorted in
-    with the count packed into the same int64. Key strings are looked up once, at the end.
-    """
-    frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
-    keys, key = _dense_codes(frame[KEY])
-    bits = _code_bits(keys.len())
-    mask = (1 << bits) - 1
-    # A code per distinct signal_id, found once per run of equal ids. When every signal's rows
-    # are adjacent the runs are the signals; checking that is worth a pass over the run values
-    # only when runs are clearly fewer than rows (rows in random order form ~1-row runs).
-    values, lengths = _runs(frame[SIGNAL_ID])
-    run_signal = np.arange(values.len())
-    grouped = 4 * frame.height >= 5 * values.len() and values.n_unique() == values.len()
-    if not grouped:
-        members = values.to_frame().with_row_index("run").group_by(SIGNAL_ID).agg(pl.col("run"))
-        run_signal[members["run"].explode().to_numpy()] = np.repeat(
-            np.arange(members.height), members["run"].list.len().to_numpy()
-        )
-    # Distinct (signal, key) in (signal, key) order; a signal's keys are then a sorted run.
-    signal_key = _distinct_sorted((np.repeat(run_signal, lengths) << bits) | key)
-    starts = _heads(signal_key >> bits)
-    sizes = np.diff(starts, append=len(signal_key))
-    signal_key &= mask
-
-    codes = _pair_codes(starts, sizes, signal_key, bits)
-    codes.sort()
-    heads = _heads(codes)
-    count = np.diff(heads, append=len(codes))
-    pair = codes[heads]
-    del codes
-    # Both directions: (a, b) as counted, then (b, a).
-    both = np.empty(2 * len(pair), dtype=np.int64)
-    both[: len(pair)] = pair
-    reverse = both[len(pair) :]
-    np.bitwise_and(pair, mask, out=reverse)
-    reverse <<= bits
-    reverse |= pair >> bits
-    both, counts = _sort_with_counts(both, np.tile(count, 2))
-    key_a = both >> bits
-    both &= mask
-    return pl.DataFrame(
-        {
-            KEY_A: keys.gather(key_a),
-            KEY_B: keys.gather(both),
-            COUNT: pl.Series(counts, dtype=pl.Int64),
-        }
-    )
-
-
-def related(co: pl.DataFrame, key: str, limit: int = 25) -> pl.DataFrame:
-    """The keys co-occurring with ``key``: count desc, then key asc, at most ``limit``.
-    Returns (key, count); ``key`` itself never appears."""
-    return (
-        co.filter((pl.col(KEY_A) == key) & (pl.col(KEY_B) != key))
-        .select(pl.col(KEY_B).alias(KEY), COUNT)
-        .sort([COUNT, KEY], descending=[True, False])
-        .head(limit)
     )
 
 

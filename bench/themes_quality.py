@@ -32,14 +32,15 @@ from analytics.themes import (
     AXES,
     DEFAULT_PARAMS,
     THEME_LABELS,
-    THEMES,
     TaggingParams,
     ThemeScores,
+    ThemeTaxonomy,
     labels_from_scores,
     score_themes,
 )
 from analytics.urls import canonical_url, signal_id_for
 from warehouse.embeddings import load_minilm
+from warehouse.themes import load_theme_taxonomy
 
 HANDCHECK = Path(__file__).resolve().parent / "themes_handcheck.json"
 # the demo generator's name for the force DESIGN §6 calls Competitive Dynamics
@@ -122,13 +123,20 @@ def demo_frame() -> tuple[pl.DataFrame, dict[str, tuple[str, str]]]:
     return pl.DataFrame(rows), truth
 
 
-def _assigned(scores: ThemeScores, params: TaggingParams) -> dict[str, list[set[str]]]:
-    tags = labels_from_scores(scores, params)
+def _assigned(
+    scores: ThemeScores, taxonomy: ThemeTaxonomy, params: TaggingParams
+) -> dict[str, list[set[str]]]:
+    tags = labels_from_scores(scores, taxonomy, params)
     return {axis: [set(x) for x in tags.get_column(axis).to_list()] for axis in AXES}
 
 
-def print_tuning(demo: pl.DataFrame, truth: dict[str, tuple[str, str]], ai: ThemeScores) -> None:
-    scores = score_themes(demo, load_minilm())
+def print_tuning(
+    demo: pl.DataFrame,
+    truth: dict[str, tuple[str, str]],
+    ai: ThemeScores,
+    taxonomy: ThemeTaxonomy,
+) -> None:
+    scores = score_themes(demo, load_minilm(), taxonomy)
     force = [DEMO_FORCE_NAMES.get(truth[u][0], truth[u][0]) for u in scores.signal_ids]
     chain = [truth[u][1] for u in scores.signal_ids]
     print(
@@ -149,7 +157,7 @@ def print_tuning(demo: pl.DataFrame, truth: dict[str, tuple[str, str]], ai: Them
             margin=DEFAULT_PARAMS.margin,
             max_labels=DEFAULT_PARAMS.max_labels,
         )
-        got = _assigned(scores, params)
+        got = _assigned(scores, taxonomy, params)
         cells = []
         for axis, known in (("market_force", force), ("value_chain", chain)):
             sets = got[axis]
@@ -157,7 +165,7 @@ def print_tuning(demo: pl.DataFrame, truth: dict[str, tuple[str, str]], ai: Them
             per = np.mean([len(s) for s in sets])
             none = np.mean([not s for s in sets])
             cells += [f"{recall:.3f}", f"{per:.2f}", f"{none:.1%}"]
-        ai_none = np.mean([not s for s in _assigned(ai, params)["market_force"]])
+        ai_none = np.mean([not s for s in _assigned(ai, taxonomy, params)["market_force"]])
         mark = " **(default)**" if threshold == DEFAULT_PARAMS.threshold else ""
         print(f"| {threshold:.3f}{mark} | " + " | ".join(cells) + f" | {ai_none:.1%} |")
     print(
@@ -208,7 +216,9 @@ def dump_sample(ai: pl.DataFrame, tags: pl.DataFrame, rows: list[int]) -> None:
 def print_handcheck(ai: pl.DataFrame, tags: pl.DataFrame, rows: list[int]) -> None:
     judged: dict[str, Any] = json.loads(HANDCHECK.read_text(encoding="utf-8"))["signals"]
     right_signals, label_right, label_total, missing, stale = 0, 0, 0, 0, 0
-    per_label: dict[str, list[int]] = {t.label: [0, 0] for t in THEMES}
+    per_label: dict[str, list[int]] = {
+        label: [0, 0] for axis in AXES for label in THEME_LABELS[axis]
+    }
     titles = []
     for i in rows:
         sid = ai.row(i, named=True)["signal_id"]
@@ -245,10 +255,9 @@ def print_handcheck(ai: pl.DataFrame, tags: pl.DataFrame, rows: list[int]) -> No
         )
     print("| label | assigned in sample | judged right | precision |")
     print("|---|---|---|---|")
-    for theme in THEMES:
-        good, total = per_label[theme.label]
+    for label, (good, total) in per_label.items():
         precision = f"{good / total:.0%}" if total else "–"
-        print(f"| {theme.label} | {total} | {good} | {precision} |")
+        print(f"| {label} | {total} | {good} | {precision} |")
     print("\nSignals judged wrong, with the judge's note:\n")
     for sid, ok, entry in titles:
         if not ok:
@@ -264,10 +273,11 @@ def main() -> None:
     parser.add_argument("--dump-sample", action="store_true")
     args = parser.parse_args()
     embed = load_minilm()
+    taxonomy = load_theme_taxonomy()
     ai = ainews_frame(args.shared)
     started = time.perf_counter()
-    scores = score_themes(ai, embed)
-    tags = labels_from_scores(scores)
+    scores = score_themes(ai, embed, taxonomy)
+    tags = labels_from_scores(scores, taxonomy)
     elapsed = time.perf_counter() - started
     rows = sample_ids(ai, args.sample, args.seed)
     if args.dump_sample:
@@ -288,7 +298,7 @@ def main() -> None:
     )
     print("### Tuning the threshold\n")
     demo, truth = demo_frame()
-    print_tuning(demo, truth, scores)
+    print_tuning(demo, truth, scores, taxonomy)
     print(f"### Hand-check: {args.sample} AINews 2025 signals (seed {args.seed})\n")
     print_handcheck(ai, tags, rows)
 

@@ -2,7 +2,7 @@
 
 Written the way an analyst would: merge, groupby, unstack to a key × week table, column
 arithmetic, ``apply`` for the per-key binomial test and the reasoning sentence. It follows the
-same definitions as ``analytics.trends.trend_metrics`` / ``co_occurrence`` (including the
+same definitions as ``analytics.trends.trend_metrics`` / ``analytics.cooccurrence`` (including the
 "decide thresholds exactly" rule of the Numerics note: ratios compared in integers, the
 coefficient of variation rounded to 12 significant digits), but none of its tricks (no p-value
 cache, no dense numpy matrix built by hand).

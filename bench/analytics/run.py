@@ -4,13 +4,13 @@ Usage: .venv/bin/python bench/analytics/run.py --signals 1000000 [--no-pandas] [
 [--shuffle]
 
 Generates the synthetic corpus in memory (bench/analytics/generate.py), times the "full
-analytics stage" of ``analytics.trends`` (entity ``trend_metrics`` + entity ``co_occurrence`` +
-theme ``trend_metrics``) and the same three computations in pandas
-(bench/analytics/pandas_reference.py) on the same data, checks that the results are identical
-(same keys; integer fields equal; floats equal after rounding to 12 significant digits; labels
-and reasoning equal), and prints a Markdown table. Peak RSS is sampled per phase from
-/proc/self/statm. pandas is not a project dependency: install it anywhere on the path (e.g.
-``pip install --target /tmp/pd pandas`` and ``PYTHONPATH=/tmp/pd``).
+analytics stage" of ``analytics.trends`` and ``analytics.cooccurrence`` (entity
+``trend_metrics`` + entity ``co_occurrence`` + theme ``trend_metrics``) and the same three
+computations in pandas (bench/analytics/pandas_reference.py) on the same data, checks that the
+results are identical (same keys; integer fields equal; floats equal after rounding to 12
+significant digits; labels and reasoning equal), and prints a Markdown table. Peak RSS is
+sampled per phase from /proc/self/statm. pandas is not a project dependency: install it
+anywhere on the path (e.g. ``pip install --target /tmp/pd pandas`` and ``PYTHONPATH=/tmp/pd``).
 
 The generated mentions come grouped by signal, as a pipeline writes them; ``--shuffle`` puts
 the mention rows in random order first (same data), the slow case for the per-run signal lookup
@@ -32,7 +32,7 @@ from typing import Any
 import polars as pl
 from generate import Corpus, generate
 
-from analytics import trends
+from analytics import cooccurrence, trends
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -98,11 +98,11 @@ def _timed(stage: Stage, repeat: int) -> tuple[dict[str, Any], Timing]:
 
 
 def ours(corpus: Corpus) -> Stage:
-    """The full analytics stage in ``analytics.trends``."""
+    """The full analytics stage in ``analytics.trends`` and ``analytics.cooccurrence``."""
     mentions, signals, clock = corpus.mentions, corpus.signals, corpus.clock
     return {
         "entities": lambda: trends.trend_metrics(mentions, signals, clock, kind="entity"),
-        "co_occurrence": lambda: trends.co_occurrence(mentions),
+        "co_occurrence": lambda: cooccurrence.co_occurrence(mentions),
         "themes": lambda: trends.trend_metrics(corpus.themes, signals, clock, kind="theme"),
     }
 

@@ -1,4 +1,5 @@
-"""Theme labels, their lookup and multi-label tagging with the real MiniLM encoder."""
+"""Theme labels, their lookup and multi-label tagging with the real MiniLM encoder and the real
+taxonomy file (its loader's checks are in tests/warehouse/test_themes.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -16,13 +18,18 @@ from analytics.themes import (
     SHORTHANDS,
     THEME_LABELS,
     THEME_TAGS,
-    THEMES,
+    TaggingParams,
+    Theme,
+    ThemeScores,
+    ThemeTaxonomy,
     UnknownTheme,
     keyword_evidence,
+    labels_from_scores,
     resolve_theme,
     tag_themes,
 )
 from warehouse.paths import DataDir
+from warehouse.themes import load_theme_taxonomy
 
 DESIGN = Path(__file__).resolve().parents[3] / "shared" / "DESIGN.md"
 CANONICAL = {
@@ -46,6 +53,11 @@ CANONICAL = {
 ALL_LABELS = {label for labels in CANONICAL.values() for label in labels}
 
 
+@pytest.fixture(scope="module")
+def taxonomy() -> ThemeTaxonomy:
+    return load_theme_taxonomy()
+
+
 def _signals(*items: tuple[str, str]) -> pl.DataFrame:
     return pl.DataFrame(
         {
@@ -59,11 +71,13 @@ def _signals(*items: tuple[str, str]) -> pl.DataFrame:
 # --- the labels ---------------------------------------------------------------------------------
 
 
-def test_exactly_the_twelve_canonical_labels_in_canonical_order() -> None:
+def test_exactly_the_twelve_canonical_labels_in_canonical_order(taxonomy: ThemeTaxonomy) -> None:
     assert THEME_LABELS == CANONICAL
-    assert len(THEMES) == 12
-    assert [t.axis for t in THEMES] == ["value_chain"] * 6 + ["market_force"] * 6
-    assert all(t.description and t.keywords for t in THEMES)
+    themes = taxonomy.themes
+    assert len(themes) == 12
+    assert [t.axis for t in themes] == ["value_chain"] * 6 + ["market_force"] * 6
+    assert [t.label for t in themes] == [*CANONICAL["value_chain"], *CANONICAL["market_force"]]
+    assert all(t.description and t.keywords for t in themes)
 
 
 def test_labels_are_spelled_as_in_design() -> None:
@@ -76,8 +90,8 @@ def test_labels_are_spelled_as_in_design() -> None:
         assert tuple(x.strip() for x in " ".join(line.group(1).split()).split("·")) == labels
 
 
-def test_every_keyword_pattern_compiles_and_no_label_leaks() -> None:
-    for theme in THEMES:
+def test_every_keyword_pattern_compiles_and_no_label_leaks(taxonomy: ThemeTaxonomy) -> None:
+    for theme in taxonomy.themes:
         for pattern, weight in theme.keywords:
             re.compile(pattern)
             assert 0 < weight <= 1
@@ -165,14 +179,57 @@ def test_resolve_with_axis_names_axis_and_label() -> None:
 # --- keyword evidence ---------------------------------------------------------------------------
 
 
-def test_keyword_evidence_counts_distinct_terms_per_label() -> None:
-    labels = [t.label for t in THEMES]
-    evidence = keyword_evidence("Lawsuit after lawsuit: the court fined the lab under the AI Act.")
+def test_keyword_evidence_counts_distinct_terms_per_label(taxonomy: ThemeTaxonomy) -> None:
+    labels = [t.label for t in taxonomy.themes]
+    evidence = keyword_evidence(
+        "Lawsuit after lawsuit: the court fined the lab under the AI Act.", taxonomy
+    )
     # "lawsuit" twice counts once; court, fined, AI Act are further strong terms
     assert evidence[labels.index("Regulatory & Legal")] >= 4.0
     assert evidence[labels.index("Capital & Investment")] == 0
     # whole words only: "grid" must not fire inside "gridlock"
-    assert keyword_evidence("gridlock")[labels.index("Infrastructure")] == 0
+    assert keyword_evidence("gridlock", taxonomy)[labels.index("Infrastructure")] == 0
+
+
+SMALL = ThemeTaxonomy(
+    (
+        Theme(
+            "value_chain",
+            "Infrastructure",
+            ("Data centers and power.",),
+            (("data ?cent(?:er|re)s?", 1.0), ("grid", 0.6)),
+        ),
+        Theme("value_chain", "Data", ("Training data.",), (("data", 1.0), ("grid", 0.3))),
+        Theme("market_force", "Regulatory & Legal", ("Courts.",), (("lawsuits?", 1.0),)),
+    )
+)
+
+
+def test_keyword_evidence_on_a_small_taxonomy() -> None:
+    # the phrase wins over the word it starts with; a term two labels share counts for both
+    assert keyword_evidence("A new data centre on the grid", SMALL).tolist() == pytest.approx(
+        [1.6, 0.3, 0.0]
+    )
+    assert keyword_evidence("Data, data and more data-driven data", SMALL).tolist() == [
+        0.0,
+        1.0,
+        0.0,
+    ]
+    assert keyword_evidence("Lawsuits over gridlock", SMALL).tolist() == [0.0, 0.0, 1.0]
+    assert SMALL.keyword_index is SMALL.keyword_index  # compiled once per taxonomy
+
+
+def test_labels_from_scores_follow_the_taxonomy() -> None:
+    scores = ThemeScores(
+        ("a", "b"),
+        similarity=np.array([[0.30, 0.33, 0.1], [0.5, 0.2, 0.2]]),
+        evidence=np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 3.0]]),
+    )
+    tags = labels_from_scores(scores, SMALL, TaggingParams(threshold=0.35, margin=0.08))
+    assert tags.rows() == [
+        ("a", ["Infrastructure"], []),
+        ("b", ["Infrastructure"], ["Regulatory & Legal"]),
+    ]
 
 
 # --- tagging with the real encoder -------------------------------------------------------------
@@ -269,7 +326,9 @@ GOLDEN = [
 
 @pytest.fixture(scope="module")
 def golden_tags(minilm: Embedder) -> pl.DataFrame:
-    return tag_themes(_signals(*((title, text) for title, text, _, _ in GOLDEN)), minilm)
+    return tag_themes(
+        _signals(*((title, text) for title, text, _, _ in GOLDEN)), minilm, load_theme_taxonomy()
+    )
 
 
 @pytest.mark.parametrize(
@@ -300,7 +359,7 @@ def test_output_shape_labels_and_order(golden_tags: pl.DataFrame) -> None:
             assert len(labels) == len(set(labels)) <= 3
 
 
-def test_multi_label(minilm: Embedder) -> None:
+def test_multi_label(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     tags = tag_themes(
         _signals(
             (
@@ -316,6 +375,7 @@ def test_multi_label(minilm: Embedder) -> None:
             ),
         ),
         minilm,
+        taxonomy,
     )
     deal, lawsuit = tags.row(0, named=True), tags.row(1, named=True)
     assert {"Semiconductors & Hardware", "Infrastructure"} <= set(deal["value_chain"])
@@ -324,29 +384,32 @@ def test_multi_label(minilm: Embedder) -> None:
     assert lawsuit["market_force"][:1] == ["Regulatory & Legal"]
 
 
-def test_nothing_fits_gives_empty_lists(minilm: Embedder) -> None:
+def test_nothing_fits_gives_empty_lists(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     tags = tag_themes(
         _signals(("Lemon drizzle cake", "Cream the butter and sugar, then fold in the flour.")),
         minilm,
+        taxonomy,
     )
     assert tags.row(0, named=True) == {"signal_id": "s0", "value_chain": [], "market_force": []}
 
 
-def test_empty_input(minilm: Embedder) -> None:
+def test_empty_input(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     empty = pl.DataFrame(schema={"signal_id": pl.String, "title": pl.String, "text": pl.String})
-    assert_frame_equal(tag_themes(empty, minilm), pl.DataFrame(schema=THEME_TAGS))
+    assert_frame_equal(tag_themes(empty, minilm, taxonomy), pl.DataFrame(schema=THEME_TAGS))
 
 
-def test_deterministic_and_independent_of_batch(minilm: Embedder) -> None:
+def test_deterministic_and_independent_of_batch(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     frame = _signals(*((title, text) for title, text, _, _ in GOLDEN))
-    once = tag_themes(frame, minilm)
-    assert_frame_equal(tag_themes(frame, minilm), once)
+    once = tag_themes(frame, minilm, taxonomy)
+    assert_frame_equal(tag_themes(frame, minilm, taxonomy), once)
     # one signal's labels do not depend on which other signals share the batch
-    reversed_tags = tag_themes(frame.reverse(), minilm).reverse()
+    reversed_tags = tag_themes(frame.reverse(), minilm, taxonomy).reverse()
     assert_frame_equal(reversed_tags, once)
 
 
-def test_one_batched_embedding_call_for_the_signals(minilm: Embedder) -> None:
+def test_one_batched_embedding_call_for_the_signals(
+    minilm: Embedder, taxonomy: ThemeTaxonomy
+) -> None:
     calls: list[int] = []
 
     def counting(texts: object) -> object:
@@ -354,17 +417,18 @@ def test_one_batched_embedding_call_for_the_signals(minilm: Embedder) -> None:
         return minilm(texts)  # type: ignore[arg-type]
 
     frame = _signals(*((title, text) for title, text, _, _ in GOLDEN))
-    tag_themes(frame, counting)  # type: ignore[arg-type]
-    label_sentences = sum(len(t.description) for t in THEMES)
+    tag_themes(frame, counting, taxonomy)  # type: ignore[arg-type]
+    label_sentences = sum(len(t.description) for t in taxonomy.themes)
     assert sorted(calls) == sorted([len(GOLDEN), label_sentences])
 
 
-def test_null_text_is_tolerated(minilm: Embedder) -> None:
+def test_null_text_is_tolerated(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     frame = pl.DataFrame(
         {"signal_id": ["x"], "title": ["OpenAI raises $40 billion"], "text": [None]},
         schema={"signal_id": pl.String, "title": pl.String, "text": pl.String},
     )
-    assert "Capital & Investment" in tag_themes(frame, minilm).row(0, named=True)["market_force"]
+    tags = tag_themes(frame, minilm, taxonomy)
+    assert "Capital & Investment" in tags.row(0, named=True)["market_force"]
 
 
 # --- the demo corpus's planted theme shift ------------------------------------------------------

@@ -1,15 +1,13 @@
 """Trend analytics (DESIGN §7) on small hand-computed corpora: clock, weekly counts, metrics,
-labels, co-occurrence and the trending lists."""
+labels (the Benjamini–Hochberg step as the labels see it) and the trending lists. The binomial
+test itself is in test_significance.py, co-occurrence in test_cooccurrence.py."""
 
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
-from itertools import permutations
 
-import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -24,8 +22,6 @@ from analytics.trends import (
     DIRECTION,
     FIRST_SEEN,
     KEY,
-    KEY_A,
-    KEY_B,
     MOMENTUM_4W,
     NOTABILITY,
     NOTABILITY_REASONING,
@@ -41,10 +37,6 @@ from analytics.trends import (
     Z_SCORE,
     Clock,
     Kind,
-    _sort_with_counts,
-    binom_test_p_values,
-    co_occurrence,
-    related,
     trend_metrics,
     trending,
     weekly_counts,
@@ -427,97 +419,6 @@ def test_new_is_first_seen_from_w_minus_3_by_signal_count() -> None:
     assert _keys(trending(metrics, "new", CLOCK)) == ["b", "a", "c"]
 
 
-def test_co_occurrence_both_directions() -> None:
-    mentions = pl.DataFrame(
-        {"signal_id": ["s1", "s1", "s2", "s2", "s2", "s3"], KEY: ["a", "b", "a", "b", "c", "a"]}
-    )
-    expected = pl.DataFrame(
-        {
-            KEY_A: ["a", "a", "b", "b", "c", "c"],
-            KEY_B: ["b", "c", "a", "c", "a", "b"],
-            COUNT: [2, 1, 2, 1, 1, 1],
-        }
-    )
-    assert_frame_equal(co_occurrence(mentions), expected)
-
-
-def test_related_capped_at_25_count_desc_then_id() -> None:
-    keys = [f"k{i:02d}" for i in range(30)]
-    mentions = pl.DataFrame(
-        {
-            "signal_id": ["s0"] * 31 + ["s1"] * 3,
-            KEY: ["x", *keys, "x", "k29", "k28"],
-        }
-    )
-    top = related(co_occurrence(mentions), "x")
-    expected = pl.DataFrame(
-        {KEY: ["k28", "k29", *keys[:23]], COUNT: [2, 2] + [1] * 23},
-        schema={KEY: pl.String, COUNT: pl.Int64},
-    )
-    assert_frame_equal(top, expected)
-    assert related(co_occurrence(mentions), "x", limit=1)[KEY].to_list() == ["k28"]
-
-
-def test_co_occurrence_edge_cases() -> None:
-    schema = {KEY_A: pl.String, KEY_B: pl.String, COUNT: pl.Int64}
-    empty = pl.DataFrame(schema={"signal_id": pl.String, KEY: pl.String})
-    assert_frame_equal(co_occurrence(empty), pl.DataFrame(schema=schema))
-    # One key per signal: no pairs at all.
-    lonely = pl.DataFrame({"signal_id": ["s1", "s2", "s3"], KEY: ["a", "b", "a"]})
-    assert_frame_equal(co_occurrence(lonely), pl.DataFrame(schema=schema))
-    # Repeated mentions count one signal; rows of one signal need not be adjacent; rows with
-    # a null signal or key are ignored.
-    mentions = pl.DataFrame(
-        {
-            "signal_id": ["s1", "s2", "s1", "s1", "s2", None, "s2", "s1"],
-            KEY: ["b", "a", "a", "b", "b", "a", None, "a"],
-        }
-    )
-    expected = pl.DataFrame({KEY_A: ["a", "b"], KEY_B: ["b", "a"], COUNT: [2, 2]}, schema=schema)
-    assert_frame_equal(co_occurrence(mentions), expected)
-
-
-def test_co_occurrence_with_integer_keys() -> None:
-    mentions = pl.DataFrame({"signal_id": ["s1", "s1", "s2", "s2"], KEY: [10, 2, 2, 10]})
-    expected = pl.DataFrame({KEY_A: [2, 10], KEY_B: [10, 2], COUNT: [2, 2]})
-    assert_frame_equal(co_occurrence(mentions), expected)
-
-
-def test_co_occurrence_matches_brute_force_on_random_mentions() -> None:
-    rng = random.Random(7)
-    keys = [f"k{i:02d}" for i in range(40)]
-    rows = [
-        (f"s{signal}", rng.choice(keys[: rng.randint(1, 40)]))
-        for signal in range(400)
-        for _ in range(rng.randint(1, 9))
-    ]
-    rng.shuffle(rows)
-    per_signal: dict[str, set[str]] = defaultdict(set)
-    for signal_id, key in rows:
-        per_signal[signal_id].add(key)
-    counted = Counter(pair for ks in per_signal.values() for pair in permutations(sorted(ks), 2))
-    expected = pl.DataFrame(
-        [(a, b, n) for (a, b), n in sorted(counted.items())],
-        schema={KEY_A: pl.String, KEY_B: pl.String, COUNT: pl.Int64},
-        orient="row",
-    )
-    mentions = pl.DataFrame(rows, schema={"signal_id": pl.String, KEY: pl.String}, orient="row")
-    assert_frame_equal(co_occurrence(mentions), expected)
-    # Grouped by signal, each signal's rows form one run.
-    assert_frame_equal(co_occurrence(mentions.sort("signal_id")), expected)
-
-
-def test_pair_sort_falls_back_when_counts_do_not_pack() -> None:
-    # Codes near 2^62 leave no room for a count in the same int64: the argsort path.
-    codes = np.array([2**62 + 5, 3, 2**62], dtype=np.int64)
-    counts = np.array([1, 7, 2], dtype=np.int64)
-    ordered, ordered_counts = _sort_with_counts(codes, counts)
-    assert ordered.tolist() == [3, 2**62, 2**62 + 5]
-    assert ordered_counts.tolist() == [7, 2, 1]
-    packed, packed_counts = _sort_with_counts(np.array([9, 4]), np.array([3, 5]))
-    assert (packed.tolist(), packed_counts.tolist()) == ([4, 9], [5, 3])
-
-
 def test_trend_metrics_do_not_depend_on_mention_order() -> None:
     corpus = Corpus()
     rng = random.Random(3)
@@ -553,40 +454,3 @@ def test_signal_listed_twice_counts_once_per_listing() -> None:
     assert metrics["a"][SIGNAL_COUNT] == 2
     assert metrics["a"][SHARE_OF_VOICE_HISTORY][-2:] == [0.5, 1.0]  # T(W-1) = 2
     assert metrics["b"][SIGNAL_COUNT] == 1
-
-
-def _binomtest_cases() -> list[tuple[int, int, float]]:
-    rng = random.Random(11)
-    cases = [(0, 1, 0.5), (1, 1, 0.5), (0, 5, 0.0), (3, 5, 0.0), (5, 5, 1.0), (2, 5, 1.0)]
-    cases += [(5, 10, 0.5), (3, 9, 1 / 3), (7, 20, 0.35)]  # k == p·n and near it
-    for _ in range(400):
-        n = rng.choice([rng.randint(1, 30), rng.randint(1, 3_000), rng.randint(1, 200_000)])
-        p = rng.choice([rng.random(), rng.randint(1, 10_000) / 10_001])
-        k = rng.choice([rng.randint(0, n), min(n, max(0, round(p * n) + rng.randint(-3, 3)))])
-        cases.append((k, n, p))
-    # The benchmark's shape: exposures n1/(n1+n2) of real totals, counts near the expectation.
-    for k1 in range(0, 40):
-        for k2 in (0, 1, k1, 2 * k1 + 1, 80):
-            if k1 + k2:
-                cases.append((k1, k1 + k2, 402_961 / (402_961 + 765_049)))
-    return cases
-
-
-def test_binom_test_p_values_equal_scipy_binomtest() -> None:
-    cases = _binomtest_cases()
-    k, n, p = (np.array(column) for column in zip(*cases, strict=True))
-    ours = binom_test_p_values(k, n, p)
-    expected = [binomtest(int(a), int(b), float(c)).pvalue for a, b, c in cases]
-    mismatched = [
-        (case, mine, theirs)
-        for case, mine, theirs in zip(cases, ours.tolist(), expected, strict=True)
-        if mine != theirs
-    ]
-    assert not mismatched
-    # Scalars and broadcasting.
-    assert binom_test_p_values(3, 10, 0.5).shape == ()
-    assert float(binom_test_p_values(3, 10, 0.5)) == binomtest(3, 10, 0.5).pvalue
-    assert binom_test_p_values([1, 2], 10, 0.3).tolist() == [
-        binomtest(1, 10, 0.3).pvalue,
-        binomtest(2, 10, 0.3).pvalue,
-    ]

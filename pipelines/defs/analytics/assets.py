@@ -1,5 +1,6 @@
 """Trend analytics assets: weekly counts, trend metrics and labels, co-occurrence, for entities
-and themes. Thin: load through the warehouse, compute with ``analytics.trends``, write back."""
+and themes. Thin: load through the warehouse, compute with ``analytics.trends`` and
+``analytics.cooccurrence``, write back."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
@@ -10,6 +11,7 @@ import orjson
 import polars as pl
 from dagster import AssetExecutionContext
 
+from analytics.cooccurrence import co_occurrence
 from analytics.profiles import (
     entity_keys,
     render_entity_profiles,
@@ -25,7 +27,6 @@ from analytics.trends import (
     KEY,
     SHARE_OF_VOICE,
     Clock,
-    co_occurrence,
     trend_metrics,
     weekly_counts,
 )

@@ -16,6 +16,7 @@ from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource, LazyEmbedder
 from warehouse.registry import load_registry, registry_path
 from warehouse.tables import read_table, write_table
+from warehouse.themes import load_theme_taxonomy
 
 
 def entities_frame(entities: list[Entity]) -> pl.DataFrame:
@@ -101,8 +102,8 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     group_name="tag",
     description=(
         "Theme labels per signal on both axes (the 12 canonical labels only): MiniLM "
-        "similarity to each label's description plus keyword evidence. Signals whose content "
-        "did not change keep their labels."
+        "similarity to each label's description plus keyword evidence (both in "
+        "`registry/themes.yaml`). Signals whose content did not change keep their labels."
     ),
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
@@ -119,7 +120,7 @@ def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
     todo = signal_frame.join(kept.select("signal_id"), on="signal_id", how="anti")
     fresh = pl.DataFrame(schema=SIGNAL_THEMES)
     if todo.height:
-        tagged = tag_themes(todo, LazyEmbedder())
+        tagged = tag_themes(todo, LazyEmbedder(), load_theme_taxonomy())
         fresh = tagged.join(todo.select("signal_id", "content_hash"), on="signal_id").select(
             SIGNAL_THEMES.names()
         )
