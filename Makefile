@@ -43,7 +43,7 @@ test: setup  ## run the whole test suite (installs redis-server for its tests if
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## the inner loop: every test that needs no built snapshot and no server (under 2 minutes)
-	$(BIN)/python -m pytest -m "not snapshot and not slow and not services"
+	$(BIN)/python -m pytest -m "not snapshot and not slow"
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .

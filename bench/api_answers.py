@@ -90,9 +90,8 @@ def main() -> None:
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="aimi-answers-")) / "data"
     if not (root / "snapshots" / "CURRENT").exists():
         from demo import DEMO_AS_OF, generate_demo_corpus
-
+        from demo.files import write_demo_corpus
         from pipelines.build import build
-        from warehouse.demo import write_demo_corpus
         from warehouse.paths import DataDir
 
         data = DataDir(root.resolve())

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from analytics.demo import generator
 from analytics.themes import (
     AXES,
     DEFAULT_PARAMS,
@@ -39,6 +38,7 @@ from analytics.themes import (
     score_themes,
 )
 from analytics.urls import canonical_url, signal_id_for
+from demo import generator
 from warehouse.embeddings import load_minilm
 from warehouse.themes import load_theme_taxonomy
 

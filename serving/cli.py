@@ -98,7 +98,7 @@ def build(
     if demo and as_of:
         raise typer.BadParameter("give --as-of or --demo, not both")
     if demo:
-        from analytics.demo import DEMO_AS_OF
+        from demo import DEMO_AS_OF
 
         as_of = DEMO_AS_OF.isoformat()
     # Dagster runs in a child interpreter: the serving package never imports the pipelines.
@@ -123,8 +123,8 @@ def demo_data(
     data_dir: DataDirOption = None,
 ) -> None:
     """Write the generated demo corpus (deterministic) and its planted ground truth."""
-    from analytics.demo import generate_demo_corpus
-    from warehouse.demo import GROUND_TRUTH_FILE, write_demo_corpus
+    from demo import generate_demo_corpus
+    from demo.files import GROUND_TRUTH_FILE, write_demo_corpus
 
     data = _data(data_dir)
     target = out or data.inbox / "demo"

@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from analytics.demo import DEMO_AS_OF
 from analytics.profiles import recount
+from demo import DEMO_AS_OF
 from serving.app import create_app
 from serving.models import SignalDetail, SignalList
 from warehouse.paths import DataDir

@@ -1,5 +1,6 @@
-"""DESIGN §2: who may import whom. analytics is pure; warehouse reads only analytics' schemas;
-serving and pipelines never import each other."""
+"""Who may import whom. analytics is pure; warehouse reads only analytics' schemas; serving
+and pipelines never import each other; demo (the generated corpus) reads only analytics'
+schemas, and only the CLI's demo commands import it."""
 
 from __future__ import annotations
 
@@ -9,16 +10,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("analytics", "warehouse", "pipelines", "serving")
+OURS = ("analytics", "warehouse", "pipelines", "serving", "demo")
 ALLOWED = {
     "analytics": set(),
+    "demo": {"analytics"},
     "warehouse": {"analytics"},
     "pipelines": {"warehouse", "analytics"},
-    "serving": {"warehouse", "analytics"},
+    # serving/cli.py only: `aimi demo-data` and `aimi build --demo` (see the test below)
+    "serving": {"warehouse", "analytics", "demo"},
 }
+# Schema-like analytics modules: constants, record models, no computations.
+DEMO_MAY_USE = {"analytics.schema", "analytics.records", "analytics.entities", "analytics.themes"}
 # analytics does no I/O and knows nothing of the frameworks around it.
 FORBIDDEN_THIRD_PARTY = {
     "analytics": {"dagster", "fastapi", "starlette", "duckdb", "uvicorn", "faiss", "tantivy"},
+    "demo": {"dagster", "fastapi", "starlette", "duckdb", "uvicorn", "faiss", "tantivy", "torch"},
     "warehouse": {"dagster", "fastapi", "starlette", "uvicorn"},
     "serving": {"dagster"},
 }
@@ -60,7 +66,6 @@ def test_warehouse_imports_only_schemas_and_pure_helpers_from_analytics() -> Non
         "analytics.schema",
         "analytics.records",
         "analytics.urls",
-        "analytics.demo",
         "analytics.transcripts",  # the transcript turn format adapters emit
         "analytics.embedding",  # the Embedder protocol the MiniLM loader implements
         "analytics.entities",  # the Entity model the registry file holds
@@ -79,3 +84,25 @@ def test_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import dagster\nfrom serving.app import create_app\n")
     assert [m for _, m in imported_modules(bad)] == ["dagster", "serving.app"]
+
+
+def test_demo_imports_only_analytics_schemas() -> None:
+    used = {
+        module
+        for path in (ROOT / "demo").rglob("*.py")
+        for _, module in imported_modules(path)
+        if module.split(".")[0] == "analytics"
+    }
+    assert used <= DEMO_MAY_USE, used - DEMO_MAY_USE
+
+
+def test_only_the_cli_imports_demo() -> None:
+    importers = {
+        str(path.relative_to(ROOT))
+        for package in OURS
+        if package != "demo"
+        for path in (ROOT / package).rglob("*.py")
+        for _, module in imported_modules(path)
+        if module.split(".")[0] == "demo"
+    }
+    assert importers == {"serving/cli.py"}

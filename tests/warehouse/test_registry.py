@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from analytics.demo import planted
-from analytics.demo import vocabulary as v
 from analytics.entities import ENTITY_TYPES, public_id_for, slugify
+from demo import planted
+from demo import vocabulary as v
 from warehouse.registry import (
     DEFAULT_REGISTRY,
     PUBLIC_ID_RE,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from analytics.demo import vocabulary as v
-from analytics.demo.context import Context, render
+from demo import vocabulary as v
+from demo.context import Context, render
 
 # Chapter titles, aligned one-to-one with EXCHANGES: a chapter is named after its opening
 # question.

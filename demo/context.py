@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from analytics.demo import vocabulary as v
+from demo import vocabulary as v
 
 INVESTORS: tuple[str, ...] = (
     "Halden Ventures",

@@ -2,11 +2,12 @@
 
 ``generate_demo_corpus(seed)`` returns source records (written as JSONL by the caller),
 Markdown documents with YAML front matter and a ground-truth dict describing the entity
-trends and theme shift the analytics are expected to recover. Pure: no I/O, stdlib only.
+trends and theme shift the analytics are expected to recover. Generation is pure (no I/O,
+stdlib only); ``demo.files`` writes a corpus to disk in the formats the ingest adapters read.
 """
 
 from __future__ import annotations
 
-from analytics.demo.generator import DEMO_AS_OF, DEMO_SEED, DemoCorpus, generate_demo_corpus
+from demo.generator import DEMO_AS_OF, DEMO_SEED, DemoCorpus, generate_demo_corpus
 
 __all__ = ["DEMO_AS_OF", "DEMO_SEED", "DemoCorpus", "generate_demo_corpus"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from analytics.demo import vocabulary as v
-from analytics.demo.context import Context, render
+from demo import vocabulary as v
+from demo.context import Context, render
 
 POSTS: dict[str, tuple[str, ...]] = {
     v.CAPITAL: (

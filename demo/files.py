@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analytics.demo import DemoCorpus
+from demo.generator import DemoCorpus
 
 RECORDS_FILE = "records.jsonl"
 MARKDOWN_DIR = "markdown"

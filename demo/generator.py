@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from analytics.demo import vocabulary as v
-from analytics.demo.context import make_context, render, sentence_case_title
-from analytics.demo.longform import longform_text
-from analytics.demo.news import background, chain_for, news_text, quote_paragraph
-from analytics.demo.papers import paper_text
-from analytics.demo.planted import (
+from demo import vocabulary as v
+from demo.context import make_context, render, sentence_case_title
+from demo.longform import longform_text
+from demo.news import background, chain_for, news_text, quote_paragraph
+from demo.papers import paper_text
+from demo.planted import (
     LABELS,
     N_WEEKS,
     PLANTED,
@@ -34,8 +34,8 @@ from analytics.demo.planted import (
     social_post,
     weekly_plan,
 )
-from analytics.demo.podcasts import episode_title, segment
-from analytics.demo.social import social_text
+from demo.podcasts import episode_title, segment
+from demo.social import social_text
 
 DEMO_SEED: int = 7
 DEMO_AS_OF: datetime = datetime(2026, 10, 28, tzinfo=UTC)

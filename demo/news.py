@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from analytics.demo import vocabulary as v
-from analytics.demo.context import Context, render, sentence_case_title
+from demo import vocabulary as v
+from demo.context import Context, render, sentence_case_title
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from analytics.demo import vocabulary as v
-from analytics.demo.context import Context, render, sentence_case_title
+from demo import vocabulary as v
+from demo.context import Context, render, sentence_case_title
 
 N_WEEKS = 30
 # Week indices: the analytics window W-11..W0 is weeks 18..29; the recent part W-3..W0 is 26..29.
