@@ -42,7 +42,7 @@ test: setup  ## run the whole test suite (installs redis-server for its tests if
 	@scripts/ensure-redis
 	$(BIN)/python -m pytest
 
-test-fast: setup  ## the inner loop: every test that needs no built snapshot and no server (under 2 minutes)
+test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (under 2 minutes)
 	$(BIN)/python -m pytest -m "not snapshot and not slow"
 
 lint: setup  ## ruff check, ruff format --check, mypy

@@ -1,12 +1,16 @@
 """Work the suite starts in other processes as soon as it knows it will need it, so it runs on
 the second core while the tests that do not need it run on the first: the demo snapshot's build
-(about two minutes) and ``mypy --strict`` (about a minute).
+(about two minutes), the build of real AINews records when ``../shared`` is present (about
+two), and ``mypy --strict`` (about a minute).
 
-``python -m tests.background demo DIR`` builds the demo snapshot into the data dir ``DIR``.
+``python -m tests.background demo DIR`` builds the demo snapshot into the data dir ``DIR``;
+``python -m tests.background real SHARED_DATA DIR`` ingests the first ``REAL_RECORDS`` AINews
+2025 records into ``DIR`` and builds them, writing the ingest report to ``DIR/ingest.json``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +18,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Real records, not all of them: a cold build of the whole file (6,236 signals) takes about 5
+# minutes on a quiet 2-core machine, a third of the suite's budget; the first 1,500 go through
+# the same stages in under 2 minutes.
+REAL_RECORDS = 1_500
+REAL_AS_OF = "2026-01-01"
+INGEST_REPORT = "ingest.json"
+_ONE_THREAD = {"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
 
 
 class BackgroundError(RuntimeError):
@@ -23,7 +34,9 @@ class BackgroundError(RuntimeError):
 class Background:
     """One command running in its own process, its output kept in a file."""
 
-    def __init__(self, name: str, command: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str, command: list[str], *, env: dict[str, str] | None = None, nice: int = 0
+    ) -> None:
         self.name = name
         self.command = command
         self.log = Path(tempfile.mkstemp(prefix=f"aimi-{name}-", suffix=".log")[1])
@@ -35,6 +48,8 @@ class Background:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, **(env or {})},
+                # a lower priority lets the work the tests wait on first have the cores first
+                preexec_fn=(lambda: os.nice(nice)) if nice else None,
             )
 
     def wait(self, timeout: float = 1200) -> str:
@@ -58,12 +73,22 @@ def start_demo_build(data_root: Path) -> Background:
     return Background(
         "demo-build",
         [sys.executable, "-m", "tests.background", "demo", str(data_root)],
-        env={"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"},
+        env=_ONE_THREAD,
+    )
+
+
+def start_real_build(shared_data: Path, data_root: Path) -> Background:
+    # the one test that needs it runs last: it takes whatever the other work leaves
+    return Background(
+        "real-build",
+        [sys.executable, "-m", "tests.background", "real", str(shared_data), str(data_root)],
+        env=_ONE_THREAD,
+        nice=10,
     )
 
 
 def start_mypy() -> Background:
-    return Background("mypy", [str(Path(sys.executable).parent / "mypy")])
+    return Background("mypy", [str(Path(sys.executable).parent / "mypy")], nice=5)
 
 
 def build_demo(data_root: Path) -> None:
@@ -79,7 +104,33 @@ def build_demo(data_root: Path) -> None:
     build(data, as_of=DEMO_AS_OF, persistent=False)
 
 
+def build_real(shared_data: Path, data_root: Path) -> None:
+    """Ingest the first ``REAL_RECORDS`` AINews 2025 records (through a temporary file beside
+    the data dir, never in the project) and build them with the clock at ``REAL_AS_OF``."""
+    from itertools import islice
+
+    from pipelines.build import build
+    from warehouse.ingest import ingest_paths
+    from warehouse.paths import DataDir
+    from warehouse.settings import parse_as_of
+
+    with (shared_data / "ainews" / "ainews-2025.jsonl").open(encoding="utf-8") as fh:
+        lines = list(islice((line for line in fh if line.strip()), REAL_RECORDS))
+    data = DataDir(data_root)
+    data.root.mkdir(parents=True, exist_ok=True)
+    source = data.root.parent / "ainews-2025-head.jsonl"
+    source.write_text("".join(lines), encoding="utf-8")
+    report = ingest_paths(data, [source], progress=False)
+    summary = {"inserted": report.inserted, "quarantined": len(report.quarantined)}
+    (data.root / INGEST_REPORT).write_text(json.dumps(summary), encoding="utf-8")
+    build(data, as_of=parse_as_of(REAL_AS_OF), persistent=False)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["demo"] or len(sys.argv) != 3:
-        sys.exit("usage: python -m tests.background demo DATA_DIR")
-    build_demo(Path(sys.argv[2]))
+    match sys.argv[1:]:
+        case ["demo", data_root]:
+            build_demo(Path(data_root))
+        case ["real", shared_data, data_root]:
+            build_real(Path(shared_data), Path(data_root))
+        case _:
+            sys.exit("usage: python -m tests.background demo DATA_DIR | real SHARED_DATA DATA_DIR")

@@ -2,10 +2,11 @@
 
 The suite is arranged for its wall time on two cores (docs/benchmarks.md): the demo snapshot
 is built once per session, in a background process started as soon as collection shows that a
-selected test needs it, and ``mypy --strict`` likewise; the tests that need neither run
-meanwhile, and the tests that need the snapshot run last. Tests that need the snapshot are
-marked ``snapshot`` here, so ``make test-fast`` (``-m "not snapshot and not slow"``) can leave
-them out.
+selected test needs it, and so are the real-data build (with ``../shared``) and ``mypy
+--strict`` (these two at a lower priority); the tests that need none of them run meanwhile, and
+the tests that wait for background work run last, in the order it should finish. Tests that
+need the demo snapshot are marked ``snapshot`` here, so ``make test-fast`` (``-m "not snapshot
+and not slow"``) can leave them out.
 
 Tests never read ../shared; the few that measure against it are marked ``shared_data`` and
 skip when it is absent.
@@ -13,6 +14,7 @@ skip when it is absent.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -20,17 +22,46 @@ from pathlib import Path
 
 import pytest
 
-from tests.background import Background, start_demo_build, start_mypy
+from tests.background import (
+    INGEST_REPORT,
+    Background,
+    start_demo_build,
+    start_mypy,
+    start_real_build,
+)
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 # Fixtures that stand for the demo snapshot: a test whose fixture closure holds one needs it.
 SNAPSHOT_FIXTURES = frozenset({"demo_data_dir", "demo_snapshot"})
+REAL_FIXTURE = "real_data_dir"
 MYPY_TEST = "test_tool_is_clean[mypy-strict]"
 
 _background: dict[str, Background] = {}
-_demo_root: list[Path] = []
+_roots: dict[str, Path] = {}
+
+
+def _start(name: str) -> Background:
+    """Start background work ``name`` into a new temporary folder (``demo``, ``real``)."""
+    root = _roots[name] = Path(tempfile.mkdtemp(prefix=f"aimi-{name}-"))
+    if name == "demo":
+        work = start_demo_build(root / "data")
+    else:
+        work = start_real_build(SHARED_DATA, root / "data")
+    _background[name] = work
+    return work
+
+
+def _wait_rank(item: pytest.Item) -> int:
+    """0 for a test that waits for no background work, then in the order the work is expected
+    to finish: the demo snapshot (built at full priority), mypy, the real-data build."""
+    names = set(getattr(item, "fixturenames", ()))
+    if names & SNAPSHOT_FIXTURES:
+        return 1
+    if item.name == MYPY_TEST:
+        return 2
+    return 3 if REAL_FIXTURE in names else 0
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -41,18 +72,16 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Once the selection is final: the snapshot's tests last, background work started."""
-    needs_snapshot = [item for item in items if item.get_closest_marker("snapshot")]
-    if needs_snapshot:
-        items[:] = [item for item in items if not item.get_closest_marker("snapshot")] + (
-            needs_snapshot
-        )
+    """Once the selection is final: the tests that wait for background work last (stable
+    otherwise), the background work started."""
+    items.sort(key=_wait_rank)
     if config.option.collectonly:
         return
-    if needs_snapshot and "demo" not in _background:
-        root = Path(tempfile.mkdtemp(prefix="aimi-demo-"))
-        _demo_root.append(root)
-        _background["demo"] = start_demo_build(root / "data")
+    needs_real = any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items)
+    if needs_real and SHARED_DATA.is_dir() and "real" not in _background:
+        _start("real")
+    if any(item.get_closest_marker("snapshot") for item in items) and "demo" not in _background:
+        _start("demo")
     if any(item.name == MYPY_TEST for item in items) and "mypy" not in _background:
         _background["mypy"] = start_mypy()
 
@@ -61,8 +90,9 @@ def pytest_sessionfinish() -> None:
     for work in _background.values():
         work.stop()
     _background.clear()
-    for root in _demo_root:
+    for root in _roots.values():
         shutil.rmtree(root, ignore_errors=True)
+    _roots.clear()
 
 
 def background(name: str) -> Background | None:
@@ -73,13 +103,8 @@ def background(name: str) -> Background | None:
 @pytest.fixture(scope="session")
 def demo_data_dir() -> Iterator[DataDir]:
     """A data dir whose inbox holds the demo corpus and whose snapshot the pipeline built."""
-    build = background("demo")
-    if build is None:  # e.g. a session that selected tests after collection by another route
-        root = Path(tempfile.mkdtemp(prefix="aimi-demo-"))
-        _demo_root.append(root)
-        build = _background["demo"] = start_demo_build(root / "data")
-    build.wait()
-    yield DataDir(_demo_root[-1] / "data")
+    (background("demo") or _start("demo")).wait()
+    yield DataDir(_roots["demo"] / "data")
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +114,16 @@ def demo_snapshot(demo_data_dir: DataDir) -> OpenedSnapshot:
     opened = open_current(demo_data_dir)
     assert opened is not None
     return opened
+
+
+@pytest.fixture(scope="session")
+def real_data_dir(shared_data: Path) -> tuple[DataDir, dict[str, int]]:
+    """A data dir built from the first real AINews 2025 records, and its ingest report
+    (skips, through ``shared_data``, on a machine without ../shared)."""
+    assert shared_data == SHARED_DATA
+    (background("real") or _start("real")).wait()
+    data = DataDir(_roots["real"] / "data")
+    return data, json.loads((data.root / INGEST_REPORT).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from analytics.profiles import recount
 from demo import DEMO_AS_OF
 from serving.app import create_app
 from serving.models import SignalDetail, SignalList
+from tests.background import REAL_RECORDS
 from warehouse.paths import DataDir
 from warehouse.settings import Settings
 from warehouse.snapshot import OpenedSnapshot
@@ -103,30 +103,15 @@ def test_demo_ground_truth_is_written_beside_the_corpus(demo_data_dir: DataDir) 
     assert truth["as_of"].startswith(DEMO_AS_OF.date().isoformat())
 
 
-# Real records, not all of them: a cold build of the whole file (6,236 signals) takes about 5
-# minutes on a quiet 2-core machine, a third of the suite's budget; the first 1,500 go through
-# the same stages in under 2 minutes (116 s measured with helpers busy on the other core).
-REAL_RECORDS = 1_500
-
-
 @pytest.mark.slow
 @pytest.mark.shared_data
 @pytest.mark.timeout(900)
-def test_real_2025_records_page_through_exactly(shared_data: Path, tmp_path: Path) -> None:
-    from datetime import UTC, datetime
-    from itertools import islice
-
-    from pipelines.build import build
-    from warehouse.ingest import ingest_paths
-
-    with (shared_data / "ainews" / "ainews-2025.jsonl").open(encoding="utf-8") as fh:
-        lines = list(islice((line for line in fh if line.strip()), REAL_RECORDS))
-    source = tmp_path / "ainews-2025-head.jsonl"  # a temporary file, never in the project
-    source.write_text("".join(lines), encoding="utf-8")
-    data = DataDir(tmp_path / "data")
-    report = ingest_paths(data, [source], progress=False)
-    assert report.inserted == REAL_RECORDS and not report.quarantined
-    build(data, as_of=datetime(2026, 1, 1, tzinfo=UTC), persistent=False)
+def test_real_2025_records_page_through_exactly(
+    real_data_dir: tuple[DataDir, dict[str, int]],
+) -> None:
+    # built in a background process while the rest of the suite runs (tests/background.py)
+    data, ingested = real_data_dir
+    assert ingested == {"inserted": REAL_RECORDS, "quarantined": 0}
     for client in client_for(data):
         cards = page_through(client, limit=50)
         ids = [card["signal_id"] for card in cards]

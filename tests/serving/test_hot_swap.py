@@ -29,6 +29,7 @@ URLS = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_publishing_under_load_fails_no_request(tmp_path: Path, corpus: Corpus) -> None:
     root = tmp_path / "data"

@@ -119,6 +119,7 @@ def _hammer(path: str, count: int, out: multiprocessing.Queue) -> None:  # type:
     out.put(sum(limiter.check("shared", "q", NOW).admitted for _ in range(count)))
 
 
+@pytest.mark.slow
 def test_processes_share_exact_counts(tmp_path: Path) -> None:
     """Three processes race 400 requests each at a monthly quota of 700: exactly 700 pass."""
     ctx = multiprocessing.get_context("spawn")
@@ -259,6 +260,7 @@ def _serve(root: Path, port: int, workers: int) -> subprocess.Popen[bytes]:
     raise AssertionError("aimi serve did not come up within 90 s")
 
 
+@pytest.mark.slow
 def test_two_workers_count_exactly_and_a_restart_keeps_the_month(
     tmp_path: Path, shared_root: Path
 ) -> None:
