@@ -209,6 +209,7 @@ def test_short_or_chit_chat_transcripts_give_nothing(embed: Embedder) -> None:
     assert segment_transcript(chatter, embed) == []
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_real_episodes(shared_data: Path, embed: Embedder) -> None:
     episodes = sorted((shared_data / "podcasts").glob("*.md"))[:3]
