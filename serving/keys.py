@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import json
@@ -23,6 +22,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from warehouse.locks import file_lock
 
 log = logging.getLogger("aimi.serving")
 
@@ -173,19 +174,14 @@ class KeyStore:
     def _exclusive(self) -> Iterator[dict[str, KeyRecord]]:
         """Read-modify-write under a thread lock and an advisory file lock, so two processes
         issuing keys at once cannot lose one of them."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         lock_path = self.path.with_name(self.path.name + ".lock")
-        with self._lock, lock_path.open("a") as lock_file:
-            fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX)
-            try:
-                records = self._read_file()  # a malformed file is an error here, never clobbered
-                yield records
-                self._write(records)
-                self._records = records
-                self._signature = self._stat_signature()
-                self._bad_signature = None
-            finally:
-                fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
+        with self._lock, file_lock(lock_path):
+            records = self._read_file()  # a malformed file is an error here, never clobbered
+            yield records
+            self._write(records)
+            self._records = records
+            self._signature = self._stat_signature()
+            self._bad_signature = None
 
     def _write(self, records: dict[str, KeyRecord]) -> None:
         ordered = sorted(records.values(), key=lambda r: (r.created_at, r.key_id))

@@ -81,7 +81,7 @@ def _materialize(
     description=(
         "Per entity: signal count, first/last seen, the 12-week trend (weekly counts, share of "
         "voice and its history, streak, momentum, acceleration, z-score, persistence, source "
-        "diversity) and the labels of DESIGN §7 (direction, confidence by a binomial test with "
+        "diversity) and its labels (direction, confidence by a binomial test with "
         "Benjamini–Hochberg, stability, scale, notability with its reasoning); also weekly "
         "counts, co-occurrence and per-entity content-type and theme mix tables. Counts only "
         "served signals (those with a verified central statement)."
