@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import polars as pl
 
+from analytics.copies import copy_of
 from analytics.schema import SEARCH_UNITS, SERVED_SIGNALS
 
 CENTRAL_ROLES = ("thesis", "synopsis")
@@ -142,7 +143,7 @@ def render_search_units(
     """SEARCH_UNITS rows for the units of the served signals (``served``: the snapshot's signal
     table, in served order), each unit in its signal's order. ``unit_json`` is the unit exactly
     as in the signal detail; ``citation_json`` is ``{signal_id, title, url, domain,
-    published_at}``."""
+    published_at}``; ``copy_of`` names each unit's earliest copy (analytics.copies)."""
     in_unit: dict[str, list[str]] = {}
     if unit_entities is not None:
         for unit_id, entity_id in unit_entities.sort("unit_id", "entity_id").iter_rows():
@@ -187,8 +188,10 @@ def render_search_units(
                 "entity_ids": entity_ids,
                 "themes": [*(sig["value_chain"] or []), *(sig["market_force"] or [])],
                 "text": unit["text"],
+                "copy_of": None,
                 "unit_json": orjson.dumps(unit_object({**unit, "entities": entity_ids})),
                 "citation_json": orjson.dumps(citation),
             }
         )
-    return pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row")
+    frame = pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row")
+    return frame.with_columns(copy_of(frame))

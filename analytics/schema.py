@@ -205,6 +205,9 @@ SEARCH_UNITS = _schema(
         "entity_ids": pl.List(pl.String),  # unit-level mentions: the unit text names them
         "themes": pl.List(pl.String),  # the signal's labels, both axes
         "text": pl.String,
+        # the earliest-published unit with the same normalized text (analytics.copies): a
+        # result list shows each text once
+        "copy_of": pl.String,
         "unit_json": pl.Binary,
         "citation_json": pl.Binary,
     }

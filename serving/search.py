@@ -1,5 +1,6 @@
 """The search executor (DESIGN §8): filter-first lexical (tantivy BM25) and dense (FAISS or exact
-inner product) legs, reciprocal-rank fusion, recency boost and a per-signal diversity cap.
+inner product) legs, reciprocal-rank fusion, recency boost, near-duplicate collapse and a
+per-signal diversity cap.
 
 Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms
 (stop words dropped) as one disjunction; it adds the filters as zero-scoring clauses, or, when
@@ -9,6 +10,11 @@ rows (exactly, when they are few or the index is flat; through FAISS with an ID 
 proportionally wider probe otherwise). A leg that filled its depth may hold more: when the
 fused, capped list comes out short, the depth grows 4x until the list is full or both legs are
 exhausted, so a selective filter never returns fewer hits than exist.
+
+Units with the same normalized text (``analytics.copies``) are one hit: shown as the
+earliest-published copy the filters allow, ranked by the best-scoring copy; the other copies
+consume neither ``limit`` nor ``diversity_cap``, and ``similar_to`` never returns the unit's
+own copies.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from analytics.copies import COPY_OF, copy_of, copy_order
 from analytics.embedding import FloatMatrix
 from warehouse.search_index import (
     CONTENT_TYPE,
@@ -142,6 +149,21 @@ class SearchIndex:
         # every row twice (1.9 ms at 1M units)
         self.by_published = np.argsort(self.published_us, kind="stable")
         self.published_sorted = self.published_us[self.by_published]
+        # near-duplicates: each row of a text that several units hold → its group, and each
+        # group's rows in the order its hit is chosen (the earliest-published first)
+        if COPY_OF not in frame.columns:  # a snapshot published before copies were marked
+            frame = frame.with_columns(copy_of(frame))
+        copies = copy_order(frame)
+        self.copy_group = np.full(self.size, -1, dtype=np.int64)
+        self.copy_rows: list[Int64Array] = []
+        if copies.height:
+            rows_in_order = copies["row"].to_numpy().astype(np.int64)
+            keys = copies[COPY_OF].to_numpy()
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+            self.copy_rows = np.split(rows_in_order, starts[1:])
+            self.copy_group[rows_in_order] = np.repeat(
+                np.arange(len(starts)), np.diff(np.append(starts, len(rows_in_order)))
+            )
         self.theme_rows = _rows_by_member(frame["themes"].to_list())
         self.entity_rows = _rows_by_member(frame["entity_ids"].to_list())
         self.unit_json: list[bytes] = frame["unit_json"].to_list()
@@ -182,8 +204,16 @@ class SearchIndex:
         if filters.published_from_us is not None or filters.published_before_us is not None:
             mask &= self._published_mask(filters.published_from_us, filters.published_before_us)
         if filters.exclude_row is not None:
-            mask[filters.exclude_row] = False
+            # similar_to: the unit and its copies are never its own similar hits
+            mask[self.copies(filters.exclude_row)] = False
         return mask
+
+    def copies(self, row: int) -> Int64Array:
+        """The rows holding ``row``'s normalized text, ``row`` included."""
+        group = int(self.copy_group[row])
+        if group < 0:
+            return np.asarray([row], dtype=np.int64)
+        return self.copy_rows[group]
 
     def _published_mask(self, from_us: int | None, before_us: int | None) -> BoolArray:
         """Rows published in [from_us, before_us); either bound may be open."""
@@ -365,12 +395,17 @@ class SearchIndex:
                     exhausted &= len(ranked) < depth
                     for rank, row in enumerate(ranked, start=1):
                         scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
-            hits = self._finish(scores, request)
+            hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits
             depth *= 4
 
-    def _finish(self, scores: dict[int, float], request: SearchRequest) -> list[Hit]:
+    def _finish(
+        self, scores: dict[int, float], request: SearchRequest, mask: BoolArray | None
+    ) -> list[Hit]:
+        """Boost, order, collapse copies and cap per signal. A text several units hold is one
+        hit at its best-scoring copy's rank and score, shown as its earliest-published allowed
+        copy; the other copies take no place in the list and no share of any signal's cap."""
         if not scores:
             return []
         rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
@@ -382,9 +417,16 @@ class SearchIndex:
         # score desc; ties by unit id asc (rows are not ordered by id, ids are stable)
         order = np.lexsort((self.id_rank[rows], -values))
         per_signal: dict[int, int] = {}
+        shown_groups: set[int] = set()
         hits: list[Hit] = []
         for i in order:
             row = int(rows[i])
+            group = int(self.copy_group[row])
+            if group >= 0:
+                if group in shown_groups:
+                    continue
+                shown_groups.add(group)
+                row = self._first_allowed(group, mask)
             signal = int(self.signal_code[row])
             if per_signal.get(signal, 0) >= request.diversity_cap:
                 continue
@@ -393,6 +435,12 @@ class SearchIndex:
             if len(hits) == request.limit:
                 break
         return hits
+
+    def _first_allowed(self, group: int, mask: BoolArray | None) -> int:
+        members = self.copy_rows[group]
+        if mask is None:
+            return int(members[0])
+        return int(members[np.argmax(mask[members])])  # a scored row is allowed: one exists
 
     def render(self, hits: list[Hit]) -> list[bytes]:
         return [

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from analytics.copies import copy_of
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SEARCH_UNITS
 from warehouse.paths import DataDir
@@ -95,7 +96,8 @@ def perturbed_corpus(
         published_at=pl.col("published_at") + pl.lit(pl.Series(shift_us).cast(pl.Duration("us"))),
         text=texts,
     )
-    return frame.select(list(SEARCH_UNITS))
+    # the perturbed texts are new texts: their copies are marked afresh
+    return frame.with_columns(copy_of(frame)).select(list(SEARCH_UNITS))
 
 
 def _perturb_vectors(
