@@ -188,6 +188,7 @@ def render_search_units(
                 "entity_ids": entity_ids,
                 "themes": [*(sig["value_chain"] or []), *(sig["market_force"] or [])],
                 "text": unit["text"],
+                "title": sig["title"],
                 "copy_of": None,
                 "unit_json": orjson.dumps(unit_object({**unit, "entities": entity_ids})),
                 "citation_json": orjson.dumps(citation),

@@ -205,6 +205,7 @@ SEARCH_UNITS = _schema(
         "entity_ids": pl.List(pl.String),  # unit-level mentions: the unit text names them
         "themes": pl.List(pl.String),  # the signal's labels, both axes
         "text": pl.String,
+        "title": pl.String,  # the signal's: indexed as the unit's context, never returned
         # the earliest-published unit with the same normalized text (analytics.copies): a
         # result list shows each text once
         "copy_of": pl.String,

@@ -1,6 +1,6 @@
-"""The search executor (DESIGN §8): filter-first lexical (tantivy BM25) and dense (FAISS or exact
-inner product) legs, reciprocal-rank fusion, recency boost, near-duplicate collapse and a
-per-signal diversity cap.
+"""The search executor (DESIGN §8): filter-first lexical (tantivy BM25 over the unit text and
+its signal's title), dense (FAISS or exact inner product) and title-match legs, reciprocal-rank
+fusion, recency boost, near-duplicate collapse and a per-signal diversity cap.
 
 Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms
 (stop words dropped) as one disjunction; it adds the filters as zero-scoring clauses, or, when
@@ -9,7 +9,9 @@ when that comes out short, so both ways give the same rows. The dense leg scores
 rows (exactly, when they are few or the index is flat; through FAISS with an ID selector and a
 proportionally wider probe otherwise). A leg that filled its depth may hold more: when the
 fused, capped list comes out short, the depth grows 4x until the list is full or both legs are
-exhausted, so a selective filter never returns fewer hits than exist.
+exhausted, so a selective filter never returns fewer hits than exist. The title-match leg finds the
+signals whose title the query nearly is (a reader searching for a post by its title) and ranks
+all their allowed units at the signal's rank.
 
 Units with the same normalized text (``analytics.copies``) are one hit: shown as the
 earliest-published copy the filters allow, ranked by the best-scoring copy; the other copies
@@ -19,7 +21,6 @@ own copies.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -38,15 +39,26 @@ from warehouse.search_index import (
     PUBLISHED,
     ROLE,
     ROW,
+    TERMS,
     TEXT,
     THEME,
+    TITLE,
     open_search_files,
-    query_analyzer,
+    query_terms,
 )
 from warehouse.snapshot import OpenedSnapshot, SnapshotError
 
 RRF_K = 60
 MIN_DEPTH = 100
+# The signal's title in the lexical leg: a second field, its BM25 weighed at half the unit
+# text's (docs/quality.md, "Contextual indexing": 1 hurt topical queries, 0.25 found fewer posts
+# by their title).
+TITLE_WEIGHT = 0.5
+# The title-match leg: a signal matches when its title and the query share at least this share
+# of each one's terms, i.e. the query is (nearly) the title; the best TITLE_CANDIDATES titles by
+# BM25 are checked.
+TITLE_MATCH_SHARE = 0.8
+TITLE_CANDIDATES = 20
 # Below this many allowed rows the dense leg scores them exactly instead of asking FAISS.
 EXACT_MAX_ROWS = 20_000
 # From this share of allowed rows up, the lexical leg ranks unfiltered (tantivy's block-max
@@ -58,6 +70,7 @@ _US_PER_DAY = 86_400 * 1_000_000
 
 BoolArray = npt.NDArray[np.bool_]
 Int64Array = npt.NDArray[np.int64]
+Float64Array = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -102,21 +115,7 @@ class SearchRequest:
     limit: int = 10
     diversity_cap: int = 2
     recency_boost: float = 0.0
-    legs: tuple[str, ...] = ("lexical", "dense")  # for evaluation: one leg alone
-
-
-@functools.cache
-def _analyzers() -> tuple[Any, Any]:
-    return query_analyzer(stop_words=True), query_analyzer(stop_words=False)
-
-
-def query_terms(text: str) -> list[str]:
-    """The query's distinct index terms, in order, through the index's own analyzer. Stop words
-    are dropped unless nothing else is left ("to be or not to be" still searches). No query
-    syntax reaches tantivy, so a user's ``role:claim`` or ``AND`` is text, not an operator."""
-    without_stop_words, with_stop_words = _analyzers()
-    terms = without_stop_words.analyze(text) or with_stop_words.analyze(text)
-    return list(dict.fromkeys(terms))
+    legs: tuple[str, ...] = ("lexical", "dense", "title")  # for evaluation: fewer legs
 
 
 class SearchIndex:
@@ -184,6 +183,13 @@ class SearchIndex:
         self.lexical = files.lexical
         self.searcher = self.lexical.searcher()
         self.schema = self.lexical.schema
+        self.title_field = TITLE in params.get("lexical", {}).get("fields", ())
+        # the title-match leg: the title index, and each signal's rows in row order
+        self.titles = files.titles
+        self.title_searcher = None if self.titles is None else self.titles.searcher()
+        by_signal = np.argsort(self.signal_code, kind="stable")
+        bounds = np.flatnonzero(np.diff(self.signal_code[by_signal])) + 1
+        self.signal_rows: list[Int64Array] = np.split(by_signal, bounds) if self.size else []
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -285,10 +291,7 @@ class SearchIndex:
         terms = query_terms(text)
         if not terms:
             return []
-        # a pure disjunction of term queries: the shape tantivy ranks with block-max WAND
-        union = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, TEXT, t)) for t in terms]
-        )
+        union = tantivy.Query.boolean_query(self._term_clauses(terms))
         if not filters.any():
             return self._ranked_rows(union, depth)
         if mask is None:
@@ -308,6 +311,58 @@ class SearchIndex:
         clauses = [(tantivy.Occur.Must, union)]
         clauses += [(tantivy.Occur.Must, clause) for clause in self._filter_clauses(filters)]
         return self._ranked_rows(tantivy.Query.boolean_query(clauses), depth)
+
+    def _term_clauses(self, terms: list[str]) -> list[tuple[Any, Any]]:
+        """Each term in the unit text, and in the signal's title at ``TITLE_WEIGHT``."""
+        import tantivy
+
+        clauses = []
+        for term in terms:
+            clauses.append(
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, TEXT, term))
+            )
+            if self.title_field:
+                title = tantivy.Query.term_query(self.schema, TITLE, term)
+                clauses.append(
+                    (tantivy.Occur.Should, tantivy.Query.boost_query(title, TITLE_WEIGHT))
+                )
+        return clauses
+
+    def title_leg(self, text: str, mask: BoolArray | None) -> dict[int, int]:
+        """Allowed rows of the signals whose title the query (nearly) is — they share at least
+        ``TITLE_MATCH_SHARE`` of each one's terms — as row → rank: every row of a signal takes
+        its signal's rank, best overlap first. Empty for most queries."""
+        import tantivy
+
+        if self.title_searcher is None:
+            return {}
+        terms = query_terms(text)
+        if not terms:
+            return {}
+        wanted = set(terms)
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.term_query(self.titles.schema, TITLE, t))
+                for t in terms
+            ]
+        )
+        hits = self.title_searcher.search(query, TITLE_CANDIDATES, count=False).hits
+        if not hits:
+            return {}
+        addresses = [address for _score, address in hits]
+        first_rows = self.title_searcher.fast_field_values(ROW, addresses)
+        matched: list[tuple[float, int]] = []
+        for address, first_row in zip(addresses, first_rows, strict=True):
+            title_terms = set(self.title_searcher.doc(address).get_first(TERMS).split())
+            common = len(wanted & title_terms)
+            if common >= TITLE_MATCH_SHARE * max(len(wanted), len(title_terms)):
+                matched.append((-common / max(len(wanted), len(title_terms)), int(first_row)))
+        ranks: dict[int, int] = {}
+        for rank, (_overlap, first_row) in enumerate(sorted(matched), start=1):
+            rows = self.signal_rows[int(self.signal_code[first_row])]
+            for row in rows.tolist() if mask is None else rows[mask[rows]].tolist():
+                ranks[row] = rank
+        return ranks
 
     def dense_leg(
         self, vector: FloatMatrix, mask: BoolArray | None, depth: int
@@ -395,6 +450,9 @@ class SearchIndex:
                     exhausted &= len(ranked) < depth
                     for rank, row in enumerate(ranked, start=1):
                         scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
+                if "title" in request.legs:  # complete at any depth: it never grows it
+                    for row, rank in self.title_leg(request.query_text, mask).items():
+                        scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits
@@ -403,13 +461,15 @@ class SearchIndex:
     def _finish(
         self, scores: dict[int, float], request: SearchRequest, mask: BoolArray | None
     ) -> list[Hit]:
-        """Boost, order, collapse copies and cap per signal. A text several units hold is one
-        hit at its best-scoring copy's rank and score, shown as its earliest-published allowed
-        copy; the other copies take no place in the list and no share of any signal's cap."""
+        """Collapse copies, boost, order and cap per signal. A text several units hold is one
+        hit, shown as its earliest-published allowed copy with its best-scoring copy's fused
+        score (times the shown copy's recency factor); the other copies take no place in the
+        list and no share of any signal's cap."""
         if not scores:
             return []
         rows = np.fromiter(scores, dtype=np.int64, count=len(scores))
         values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+        rows, values = self._collapse(rows, values, mask)
         boost = request.recency_boost
         if boost > 0:
             age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
@@ -417,16 +477,9 @@ class SearchIndex:
         # score desc; ties by unit id asc (rows are not ordered by id, ids are stable)
         order = np.lexsort((self.id_rank[rows], -values))
         per_signal: dict[int, int] = {}
-        shown_groups: set[int] = set()
         hits: list[Hit] = []
         for i in order:
             row = int(rows[i])
-            group = int(self.copy_group[row])
-            if group >= 0:
-                if group in shown_groups:
-                    continue
-                shown_groups.add(group)
-                row = self._first_allowed(group, mask)
             signal = int(self.signal_code[row])
             if per_signal.get(signal, 0) >= request.diversity_cap:
                 continue
@@ -435,6 +488,28 @@ class SearchIndex:
             if len(hits) == request.limit:
                 break
         return hits
+
+    def _collapse(
+        self, rows: Int64Array, values: Float64Array, mask: BoolArray | None
+    ) -> tuple[Int64Array, Float64Array]:
+        """Each copy's row replaced by its group's earliest allowed copy, one row per group
+        with the group's best score."""
+        groups = self.copy_group[rows]
+        copies = np.flatnonzero(groups >= 0)
+        if len(copies) == 0:
+            return rows, values
+        rows = rows.copy()
+        first: dict[int, int] = {}
+        for i in copies.tolist():
+            group = int(groups[i])
+            if group not in first:
+                first[group] = self._first_allowed(group, mask)
+            rows[i] = first[group]
+        # per shown row, the best score: sort by row, then score desc, keep each row's first
+        order = np.lexsort((-values, rows))
+        rows, values = rows[order], values[order]
+        keep = np.concatenate(([True], rows[1:] != rows[:-1]))
+        return rows[keep], values[keep]
 
     def _first_allowed(self, group: int, mask: BoolArray | None) -> int:
         members = self.copy_rows[group]

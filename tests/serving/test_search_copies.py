@@ -56,6 +56,7 @@ def search_units(*, with_copy_of: bool = True) -> pl.DataFrame:
                     "entity_ids": [],
                     "themes": [],
                     "text": text,
+                    "title": f"Signal {signal}",
                     "copy_of": None,
                     "unit_json": b"{}",
                     "citation_json": b"{}",

@@ -35,6 +35,7 @@ def synthetic(n: int) -> tuple[pl.DataFrame, np.ndarray]:
             "entity_ids": [["ent:/rare"] if i % 50 == 0 else [] for i in range(n)],
             "themes": [["Data"] for _ in range(n)],
             "text": [f"unit number {i} about topic {i % 40}" for i in range(n)],
+            "title": [f"signal {i // 3} about topic {i % 40}" for i in range(n)],
             "copy_of": [f"u_{i:06d}" for i in range(n)],  # every text is distinct
             "unit_json": [b"{}"] * n,
             "citation_json": [b"{}"] * n,
