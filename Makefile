@@ -25,7 +25,9 @@ $(BIN)/.installed: requirements.lock requirements-dev.lock pyproject.toml
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
-setup: $(BIN)/.installed  ## create or update .venv/ for development (idempotent)
+setup: $(BIN)/.installed  ## create or update .venv/ for development, export the ONNX query encoder (idempotent)
+	@# a second when the file is current; a failed export only slows search (torch serves it)
+	@$(BIN)/aimi encoder export || echo "warning: search will use the slower torch query encoder" >&2
 
 lock:  ## re-resolve requirements.lock (runtime) and requirements-dev.lock (runtime + dev) from pyproject.toml
 	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) \

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from anyio import to_thread
 from fastapi import FastAPI
@@ -14,7 +15,7 @@ from serving.errors import add_exception_handlers
 from serving.fastpath import FastPath
 from serving.keys import KeyStore
 from serving.mcp import McpEndpoint, create_mcp_server, streamable_http_app
-from serving.query_embedder import QueryEmbedder
+from serving.query_embedder import QueryEmbedder, load_query_model
 from serving.ratelimit import open_limiter
 from serving.routers import v1_router
 from serving.store import SnapshotStore
@@ -37,7 +38,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     settings = settings or load_settings()
     data_dir = DataDir.from_env(settings.data_dir)
     store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
-    query_embedder = QueryEmbedder()
+    query_embedder = QueryEmbedder(partial(load_query_model, settings))
     mcp_server = create_mcp_server(store.require, query_embedder)
 
     @asynccontextmanager

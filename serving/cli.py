@@ -1,4 +1,5 @@
-"""The ``aimi`` command line: ingest, build, serve, MCP, demo data, API keys and review."""
+"""The ``aimi`` command line: ingest, build, serve, MCP, demo data, API keys, review and the
+query encoder's export."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ review_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(review_app, name="review")
+encoder_app = typer.Typer(
+    help="The search query encoder: MiniLM exported to ONNX and run by ONNX Runtime "
+    "(AIMI_QUERY_ENCODER selects it, AIMI_MODEL_CACHE says where the file lives).",
+    no_args_is_help=True,
+)
+app.add_typer(encoder_app, name="encoder")
 
 DataDirOption = Annotated[
     Path | None,
@@ -227,6 +234,44 @@ def mcp(data_dir: DataDirOption = None) -> None:
         create_mcp_server(store.require, embedder).run("stdio")
     finally:
         store.stop()
+
+
+@encoder_app.command("export")
+def encoder_export(
+    force: Annotated[
+        bool, typer.Option("--force", help="Export even when the file is current.")
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="Model cache folder (default: AIMI_MODEL_CACHE or ~/.cache/aimi).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Export the query encoder to ONNX in the model cache, unless it is current there.
+
+    MiniLM is exported from the packaged weights and optimized for ONNX Runtime; a file made
+    from the same weights with the same torch, onnx and onnxruntime is kept. `make setup` runs
+    this; otherwise a server exports when it starts (a few seconds of CPU), and searches with
+    the torch encoder if it cannot. Exit status 1 when the export fails.
+    """
+    from warehouse.onnx_encoder import export_onnx, onnx_model_path
+    from warehouse.settings import load_settings
+
+    dest = onnx_model_path(cache_dir or load_settings().model_cache)
+    try:
+        outcome = export_onnx(dest, force=force)
+    # any failure is reported as one line: search still works, on the torch encoder
+    except Exception as exc:
+        _echo(f"encoder: export to {dest} failed ({type(exc).__name__}: {exc})", err=True)
+        raise typer.Exit(1) from exc
+    sha = outcome.record.source_sha256[:12]
+    if outcome.exported:
+        _echo(f"encoder: exported {dest} in {outcome.seconds:.1f} s (weights sha256 {sha}…)")
+    else:
+        _echo(f"encoder: {dest} is current (weights sha256 {sha}…); nothing to do")
 
 
 def _log_config() -> dict[str, Any]:

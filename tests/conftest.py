@@ -127,6 +127,17 @@ def real_data_dir(shared_data: Path) -> tuple[DataDir, dict[str, int]]:
 
 
 @pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A model cache (``AIMI_MODEL_CACHE``) holding the ONNX query encoder, exported once per
+    session from the packaged weights: a real export, a few seconds."""
+    from warehouse.onnx_encoder import export_onnx, onnx_model_path
+
+    cache = tmp_path_factory.mktemp("model-cache")
+    assert export_onnx(onnx_model_path(cache)).exported
+    return cache
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present on this machine")

@@ -41,7 +41,9 @@ def model_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class _BertConfig:
+class BertConfig:
+    """The packaged ``config.json``, checked to be the BERT variant this module implements."""
+
     hidden_size: int
     num_heads: int
     num_layers: int
@@ -49,7 +51,7 @@ class _BertConfig:
     max_positions: int
 
     @classmethod
-    def from_dir(cls, folder: Path) -> _BertConfig:
+    def from_dir(cls, folder: Path) -> BertConfig:
         raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         if raw.get("hidden_act", "gelu") != "gelu":
             raise ValueError(f"unsupported activation {raw['hidden_act']!r} in {folder}")
@@ -84,7 +86,7 @@ class _Layer:
 class _Bert:
     """A BERT encoder's inference forward pass (no dropout, no pooler: mean pooling follows)."""
 
-    def __init__(self, config: _BertConfig, weights: dict[str, torch.Tensor]) -> None:
+    def __init__(self, config: BertConfig, weights: dict[str, torch.Tensor]) -> None:
         import torch
 
         self.config = config
@@ -158,7 +160,29 @@ class _Bert:
         return hidden
 
 
-def _load_tokenizer(folder: Path, max_seq_length: int) -> Tokenizer:
+def max_seq_length(folder: Path) -> int:
+    """Tokens per text, special tokens included, as the package's sentence-transformers
+    pipeline truncates (``sentence_bert_config.json``, capped by the model's positions).
+
+    Raises ``ValueError`` when the package pools other than by the mean, the one pooling
+    implemented here and in the ONNX export.
+    """
+    st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    pooling = json.loads((folder / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+    if not pooling.get("pooling_mode_mean_tokens") or any(
+        pooling.get(mode)
+        for mode in (
+            "pooling_mode_cls_token",
+            "pooling_mode_max_tokens",
+            "pooling_mode_mean_sqrt_len_tokens",
+        )
+    ):
+        raise ValueError(f"only mean pooling is implemented; {folder} asks for {pooling}")
+    return min(int(st_config["max_seq_length"]), BertConfig.from_dir(folder).max_positions)
+
+
+def load_tokenizer(folder: Path, max_seq_length: int) -> Tokenizer:
+    """The packaged tokenizer, truncating at ``max_seq_length`` and never padding."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -179,21 +203,10 @@ class MiniLM:
         from safetensors.torch import load_file
 
         folder = folder or model_dir()
-        st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
-        if not pooling.get("pooling_mode_mean_tokens") or any(
-            pooling.get(mode)
-            for mode in (
-                "pooling_mode_cls_token",
-                "pooling_mode_max_tokens",
-                "pooling_mode_mean_sqrt_len_tokens",
-            )
-        ):
-            raise ValueError(f"only mean pooling is implemented; {folder} asks for {pooling}")
-        config = _BertConfig.from_dir(folder)
-        self.max_seq_length = min(int(st_config["max_seq_length"]), config.max_positions)
+        config = BertConfig.from_dir(folder)
+        self.max_seq_length = max_seq_length(folder)
         self.batch_size = batch_size
-        self._tokenizer = _load_tokenizer(folder, self.max_seq_length)
+        self._tokenizer = load_tokenizer(folder, self.max_seq_length)
         self._bert = _Bert(config, load_file(str(folder / "model.safetensors"), device="cpu"))
 
     def __call__(self, texts: Sequence[str], *, progress: bool = False) -> FloatMatrix:

@@ -1,16 +1,21 @@
-"""Concurrent queries share one MiniLM call and get the vectors they would get alone."""
+"""Concurrent queries share one encoder call and get the vectors they would get alone; the
+setting picks the encoder, and a broken ONNX file falls back to torch."""
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from analytics.embedding import FloatMatrix
-from serving.query_embedder import Model, QueryEmbedder
-from warehouse.embeddings import load_minilm
+from serving.query_embedder import Model, QueryEmbedder, load_query_model
+from warehouse.embeddings import MiniLM, load_minilm
+from warehouse.onnx_encoder import OnnxEncoder, load_onnx_encoder, manifest_path, onnx_model_path
+from warehouse.settings import Settings
 
 QUERIES = [
     f"{topic} in 2026"
@@ -45,8 +50,10 @@ class Recording:
         return self.model(texts)
 
 
-@pytest.fixture(scope="module")
-def minilm() -> Model:
+@pytest.fixture(scope="module", params=["torch", "onnx"])
+def minilm(request: pytest.FixtureRequest) -> Model:
+    if request.param == "onnx":
+        return load_onnx_encoder(request.getfixturevalue("onnx_cache"))
     return load_minilm()
 
 
@@ -99,3 +106,64 @@ def test_a_failed_call_fails_its_callers_and_the_next_call_works(minilm: Model) 
     for query in set(QUERIES) - failed:
         assert isinstance(results[query], np.ndarray)
     assert embedder(["after the failure"]).shape == (1, 384)
+
+
+def _settings(encoder: str, cache: Path) -> Settings:
+    return Settings(_env_file=None, query_encoder=encoder, model_cache=cache)
+
+
+def test_the_setting_selects_the_encoder(onnx_cache: Path) -> None:
+    assert isinstance(load_query_model(_settings("onnx", onnx_cache)), OnnxEncoder)
+    assert isinstance(load_query_model(_settings("torch", onnx_cache)), MiniLM)
+
+
+def _corrupt(onnx_cache: Path, tmp_path: Path) -> Path:
+    """A cache whose model file is cut off half way (a real, unloadable file) beside a
+    current record."""
+    good, model = onnx_model_path(onnx_cache), onnx_model_path(tmp_path / "cache")
+    model.parent.mkdir(parents=True)
+    data = good.read_bytes()
+    model.write_bytes(data[: len(data) // 2])
+    manifest_path(model).write_bytes(manifest_path(good).read_bytes())
+    return tmp_path / "cache"
+
+
+def _unwritable(_onnx_cache: Path, tmp_path: Path) -> Path:
+    """A cache path under a plain file: the export cannot even create its folder."""
+    (tmp_path / "blocker").write_text("not a folder")
+    return tmp_path / "blocker" / "cache"
+
+
+@pytest.mark.parametrize("broken_cache", [_corrupt, _unwritable], ids=["corrupt", "unwritable"])
+def test_a_broken_onnx_encoder_falls_back_to_torch(
+    onnx_cache: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    broken_cache: Callable[[Path, Path], Path],
+) -> None:
+    cache = broken_cache(onnx_cache, tmp_path)
+    with caplog.at_level(logging.WARNING, logger="aimi.serving"):
+        embedder = QueryEmbedder(lambda: load_query_model(_settings("onnx", cache)))
+        vectors = embedder(QUERIES[:2])
+    np.testing.assert_allclose(vectors, load_minilm()(QUERIES[:2]), atol=1e-5)
+    warning = next(r for r in caplog.records if "ONNX query encoder" in r.getMessage())
+    assert warning.levelno == logging.WARNING
+    assert str(cache) in warning.getMessage()
+    assert "aimi encoder export --force" in warning.getMessage()
+
+
+def test_aimi_encoder_export_keeps_a_current_file_and_reports_a_failure(
+    onnx_cache: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    runner = CliRunner()
+    current = runner.invoke(app, ["encoder", "export", "--cache-dir", str(onnx_cache)])
+    assert current.exit_code == 0, current.output
+    assert "is current" in current.stdout
+    (tmp_path / "blocker").write_text("not a folder")
+    failed = runner.invoke(app, ["encoder", "export", "--cache-dir", str(tmp_path / "blocker")])
+    assert failed.exit_code == 1
+    assert "export to" in failed.stderr and "failed" in failed.stderr

@@ -67,6 +67,29 @@ def test_as_of_is_utc_and_a_bad_one_names_the_variable(monkeypatch: pytest.Monke
         Settings()
 
 
+@pytest.mark.usefixtures("clean_env")
+def test_the_query_encoder_and_its_model_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("AIMI_QUERY_ENCODER", "AIMI_MODEL_CACHE", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings()
+    assert settings.query_encoder == "onnx"
+    # a user cache, never inside the data dir that `make clean-data` deletes
+    assert settings.model_cache == Path.home() / ".cache" / "aimi"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert load_settings().model_cache == tmp_path / "xdg" / "aimi"
+    monkeypatch.setenv("AIMI_MODEL_CACHE", "~/models")
+    assert load_settings().model_cache == Path.home() / "models"
+    monkeypatch.setenv("AIMI_MODEL_CACHE", "")  # as in a .env template: unset
+    assert load_settings().model_cache == tmp_path / "xdg" / "aimi"
+    monkeypatch.setenv("AIMI_QUERY_ENCODER", "torch")
+    assert load_settings().query_encoder == "torch"
+    monkeypatch.setenv("AIMI_QUERY_ENCODER", "int8")
+    with pytest.raises(ValidationError, match="query_encoder"):
+        load_settings()
+
+
 def test_nothing_but_the_settings_module_reads_an_aimi_variable() -> None:
     readers = [
         f"{path.relative_to(ROOT)}:{n}"

