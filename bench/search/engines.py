@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,6 +51,19 @@ NO_CAP = LIMIT  # at most LIMIT per signal among LIMIT hits: no cap at all
 # Our executor's depth per leg for LIMIT = 10 (max(100, 4·limit·max(1, 3 − cap))); every
 # engine fetches this many per leg.
 DEPTH = max(MIN_DEPTH, 4 * LIMIT * max(1, 3 - API_DIVERSITY_CAP))
+# The retrieval function every engine in the race computes, and the exact reference too:
+# unit-text BM25 + dense cosine, RRF k = 60, DEPTH per leg. Our executor as shipped also
+# searches the signal's title as a second lexical field (boosted TITLE_WEIGHT) and adds a
+# title-match leg; LanceDB and the bare loop cannot compute that function, so in the race our
+# executor runs with only these two legs and with its index's ``title_field`` off
+# (``text_only``). ``ours-shipped`` times the full function beside it, for its cost only.
+FAIR_LEGS = ("lexical", "dense")
+
+
+def text_only(index: SearchIndex) -> SearchIndex:
+    """``index`` with the title field off: its lexical leg searches the unit text alone."""
+    index.title_field = False
+    return index
 
 
 class Engine(Protocol):
@@ -73,11 +86,20 @@ def search_filters(spec: FilterSpec) -> SearchFilters:
 
 
 class Ours:
-    """``SearchIndex.search`` exactly as the API calls it (minus the thread hop)."""
+    """``SearchIndex.search`` as the API calls it (minus the thread hop). By default the race's
+    function (``FAIR_LEGS``, title field off); ``shipped=True``: all three legs and the title
+    field, as ``aimi serve`` runs it."""
 
-    def __init__(self, index: SearchIndex, *, diversity_cap: int = API_DIVERSITY_CAP) -> None:
-        self.index = index
+    def __init__(
+        self,
+        index: SearchIndex,
+        *,
+        diversity_cap: int = API_DIVERSITY_CAP,
+        shipped: bool = False,
+    ) -> None:
+        self.index = index if shipped else text_only(index)
         self.diversity_cap = diversity_cap
+        self.shipped = shipped
 
     def prepare(self, spec: FilterSpec) -> SearchFilters:
         return search_filters(spec)
@@ -90,11 +112,15 @@ class Ours:
             limit=LIMIT,
             diversity_cap=self.diversity_cap,
         )
+        if not self.shipped:  # shipped: SearchRequest's default legs, all three
+            request = replace(request, legs=FAIR_LEGS)
         return [hit.row for hit in self.index.search(request)]
 
 
 class ExactIndex(SearchIndex):
     """Our executor with the IVF index removed: the dense leg scores every allowed row exactly.
+    The race's function: title field off here, and search it with ``legs=FAIR_LEGS``; the same
+    executor as ``Ours``, so near-duplicate collapse and the diversity cap apply alike.
     Dense results are memoized by depth until ``forget()`` (call it for every new query or
     filter), so the capped and uncapped reference rankings and the dense-leg reference share
     one scan."""
@@ -102,6 +128,7 @@ class ExactIndex(SearchIndex):
     def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
         super().__init__(opened, as_of)
         self.ivf = None
+        text_only(self)
         self._memo: dict[int, tuple[list[int], list[float]]] = {}
 
     def forget(self) -> None:
@@ -308,6 +335,9 @@ class LanceConfig:
     nprobes: int | None = None
     refine_factor: int | None = None
     ef: int | None = None
+    # above ``nprobes``: more partitions searched only when too few rows were found (a
+    # selective prefilter); 0 = no limit
+    maximum_nprobes: int | None = None
 
 
 LANCE_CONFIGS = {
@@ -317,7 +347,16 @@ LANCE_CONFIGS = {
         LanceConfig("ivf_pq-default", "IVF_PQ"),
         LanceConfig("ivf_pq-np32-rf10", "IVF_PQ", nprobes=32, refine_factor=10),
         LanceConfig("ivf_flat-np24", "IVF_FLAT", nprobes=24),
+        LanceConfig("ivf_flat-np8", "IVF_FLAT", nprobes=8),
+        LanceConfig("ivf_flat-np12", "IVF_FLAT", nprobes=12),
+        LanceConfig("ivf_flat-np48", "IVF_FLAT", nprobes=48),
+        LanceConfig("ivf_flat-np96", "IVF_FLAT", nprobes=96),
+        LanceConfig("ivf_flat-np200", "IVF_FLAT", nprobes=200),
+        LanceConfig("ivf_flat-np400", "IVF_FLAT", nprobes=400),
+        LanceConfig("ivf_flat-np48-max0", "IVF_FLAT", nprobes=48, maximum_nprobes=0),
         LanceConfig("ivf_hnsw_sq-ef150", "IVF_HNSW_SQ", ef=150),
+        LanceConfig("ivf_hnsw_sq-ef60", "IVF_HNSW_SQ", ef=60),
+        LanceConfig("ivf_hnsw_sq-ef100", "IVF_HNSW_SQ", ef=100),
     )
 }
 LANCE_TABLE = "units"
@@ -370,6 +409,8 @@ class Lance:
         c = self.config
         if c.nprobes is not None:
             query = query.nprobes(c.nprobes)
+        if c.maximum_nprobes is not None:
+            query = query.maximum_nprobes(c.maximum_nprobes)
         if c.refine_factor is not None:
             query = query.refine_factor(c.refine_factor)
         if c.ef is not None:
