@@ -48,9 +48,12 @@ OPSET = 17
 MODEL_FILE = f"{MODEL_NAME}.onnx"
 INPUT_NAMES = ("input_ids", "attention_mask")
 OUTPUT_NAME = "sentence_embedding"
-# One intra-op thread: a title-length query took 4.4 ms on one thread and 7–9 ms on two on this
-# 2-core machine (thread hand-off costs more than it saves on a 10-token matrix), and a server
-# worker shares the cores with the event loop, the lexical and the dense legs.
+# One intra-op thread, measured through the API (one worker, 2 cores, distinct queries): on an
+# idle machine two threads were faster (one client: p50 5.7 against 8.6 ms; 8 clients: 177
+# against 153 searches/s), onnxruntime's pool spinning on the second core between operators;
+# while other processes held the cores (a build, another worker) two threads halved throughput
+# (31–45 against 66–73 searches/s) and doubled latency. Without spinning two threads gained
+# nothing. One thread is the choice that never falls apart.
 INTRA_OP_THREADS = 1
 # A run's fixed cost in padded tokens: one query took 4.0 ms at 7 tokens and 9.5 ms at 32 on one
 # thread (bench/encoder.py), ~0.22 ms a token beyond ~2.5 ms for reading the weights once. Mixed
