@@ -353,7 +353,7 @@ class SearchIndex:
         first_rows = self.title_searcher.fast_field_values(ROW, addresses)
         matched: list[tuple[float, int]] = []
         for address, first_row in zip(addresses, first_rows, strict=True):
-            title_terms = set(self.title_searcher.doc(address).get_first(TERMS).split())
+            title_terms = set((self.title_searcher.doc(address).get_first(TERMS) or "").split())
             common = len(wanted & title_terms)
             if common >= TITLE_MATCH_SHARE * max(len(wanted), len(title_terms)):
                 matched.append((-common / max(len(wanted), len(title_terms)), int(first_row)))
