@@ -5,22 +5,18 @@ repeat their signal's title, as social posts' units often do not."""
 
 from __future__ import annotations
 
-import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 
 from analytics.copies import copy_of
 from analytics.schema import SEARCH_UNITS
 from serving.search import SearchFilters, SearchIndex, SearchRequest
-from warehouse.paths import DataDir
-from warehouse.search_index import TITLES_DIR, build_search_files, query_terms
-from warehouse.snapshot import publish_snapshot
+from tests.serving.test_search_copies import AS_OF, open_index, search_unit, vector_of
+from warehouse.search_index import query_terms
 
-AS_OF = datetime(2026, 5, 1, tzinfo=UTC)
 TITLE = "Cerebras launches wafer-scale inference cloud in Europe"
 # signal, title, content type, unit texts
 SIGNALS = [
@@ -31,53 +27,31 @@ SIGNALS = [
 FILLER = [f"Unrelated note number {i} about markets and rates." for i in range(40)]
 
 
-def vector_of(text: str) -> np.ndarray:
-    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-    vector = np.random.default_rng(seed).normal(size=384)
-    return (vector / np.linalg.norm(vector)).astype(np.float32)
-
-
 def units() -> pl.DataFrame:
-    rows = []
-    signals = [
-        *SIGNALS,
-        *((f"s_fill{i}", f"Filler post {i}", "analysis", [t]) for i, t in enumerate(FILLER)),
+    fillers = [(f"s_fill{i}", f"Filler post {i}", "analysis", [t]) for i, t in enumerate(FILLER)]
+    rows = [
+        search_unit(
+            signal,
+            position,
+            text,
+            title=title,
+            content_type=content_type,
+            published_at=AS_OF - timedelta(days=n + 1),
+            unit_json=f'{{"id":"{signal}_u{position}"}}'.encode(),
+        )
+        for n, (signal, title, content_type, texts) in enumerate([*SIGNALS, *fillers])
+        for position, text in enumerate(texts)
     ]
-    for n, (signal, title, content_type, texts) in enumerate(signals):
-        for position, text in enumerate(texts):
-            rows.append(
-                {
-                    "unit_id": f"{signal}_u{position}",
-                    "signal_id": signal,
-                    "role": "claim",
-                    "content_type": content_type,
-                    "published_at": AS_OF - timedelta(days=n + 1),
-                    "entity_ids": [],
-                    "themes": [],
-                    "text": text,
-                    "title": title,
-                    "copy_of": None,
-                    "unit_json": f'{{"id":"{signal}_u{position}"}}'.encode(),
-                    "citation_json": b"{}",
-                }
-            )
     frame = pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row")
     return frame.with_columns(copy_of(frame))
 
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
-    frame = units()
-    vectors = np.stack([vector_of(t) for t in frame["text"].to_list()])
-    opened = publish_snapshot(
-        DataDir(tmp_path_factory.mktemp("context")),
-        {"search_units": frame},
-        as_of=AS_OF,
-        write_files=lambda folder: {"search": build_search_files(folder, frame, vectors)},
-    )
-    assert (opened.path / TITLES_DIR).is_dir()
-    assert opened.manifest.metadata["search"]["titles"] == {"signals": 3 + len(FILLER)}
-    return SearchIndex(opened, AS_OF)
+    index = open_index(tmp_path_factory.mktemp("context"), units())
+    assert index.titles is not None
+    assert index.params["titles"] == {"signals": 3 + len(FILLER)}
+    return index
 
 
 def found(index: SearchIndex, query: str, **request: object) -> list[str]:
@@ -132,15 +106,7 @@ def test_title_terms_are_the_query_analyzers() -> None:
 
 
 def test_an_index_without_titles_searches_as_before(tmp_path: Path) -> None:
-    frame = units()
-    vectors = np.stack([vector_of(t) for t in frame["text"].to_list()])
-    opened = publish_snapshot(
-        DataDir(tmp_path),
-        {"search_units": frame},
-        as_of=AS_OF,
-        write_files=lambda folder: {"search": build_search_files(folder, frame, vectors)},
-    )
-    index = SearchIndex(opened, AS_OF)
+    index = open_index(tmp_path, units())
     index.titles = index.title_searcher = None  # as a snapshot published before titles
     index.title_field = False
     assert index.title_leg(TITLE, None) == {}

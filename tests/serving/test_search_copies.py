@@ -42,26 +42,46 @@ def vector_of(text: str) -> np.ndarray:
     return (vector / np.linalg.norm(vector)).astype(np.float32)
 
 
+def search_unit(
+    signal: str,
+    position: int,
+    text: str,
+    *,
+    title: str,
+    content_type: str,
+    published_at: datetime,
+    unit_json: bytes = b"{}",
+) -> dict[str, object]:
+    """One SEARCH_UNITS row of a claim with no entities or themes (``copy_of`` unset)."""
+    return {
+        "unit_id": f"{signal}_u{position}",
+        "signal_id": signal,
+        "role": "claim",
+        "content_type": content_type,
+        "published_at": published_at,
+        "entity_ids": [],
+        "themes": [],
+        "text": text,
+        "title": title,
+        "copy_of": None,
+        "unit_json": unit_json,
+        "citation_json": b"{}",
+    }
+
+
 def search_units(*, with_copy_of: bool = True) -> pl.DataFrame:
-    rows = []
-    for signal, days, content_type, texts in SIGNALS:
-        for position, text in enumerate(texts):
-            rows.append(
-                {
-                    "unit_id": f"{signal}_u{position}",
-                    "signal_id": signal,
-                    "role": "claim",
-                    "content_type": content_type,
-                    "published_at": AS_OF - timedelta(days=days),
-                    "entity_ids": [],
-                    "themes": [],
-                    "text": text,
-                    "title": f"Signal {signal}",
-                    "copy_of": None,
-                    "unit_json": b"{}",
-                    "citation_json": b"{}",
-                }
-            )
+    rows = [
+        search_unit(
+            signal,
+            position,
+            text,
+            title=f"Signal {signal}",
+            content_type=content_type,
+            published_at=AS_OF - timedelta(days=days),
+        )
+        for signal, days, content_type, texts in SIGNALS
+        for position, text in enumerate(texts)
+    ]
     frame = pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row")
     if not with_copy_of:
         return frame.drop("copy_of")
