@@ -1,7 +1,7 @@
 """Query encoder speed and agreement: the torch MiniLM forward pass (``warehouse.embeddings``,
 what served search queries before issue 15) against ONNX Runtime fp32
-(``warehouse.onnx_encoder``, the default now) and, for the record, the same graph with int8
-weights (dynamic quantization, per channel), which is not shipped unless it agrees.
+(``warehouse.onnx_encoder``) and the same graph with int8 weights (dynamic quantization, per
+channel; the served default since it runs every text alone, so its batches of 8 are 8 runs).
 
 Usage: .venv/bin/python bench/encoder.py [--queries 1500] [--threads 1] [--no-int8] [--json F]
 
@@ -14,7 +14,7 @@ Reported: per-query latency p50/p90/p99 (one text per call from one client threa
 tokenization included; p50 also by kind of query), throughput in batches of 8 (concurrent
 searches, as ``serving.query_embedder`` batches them) and of 64, agreement (cosine to the
 served torch vectors: median and min), and the load average before and after. The ONNX file
-comes from the model cache (``AIMI_MODEL_CACHE``), exported first when absent.
+files come from the model cache (``AIMI_MODEL_CACHE``), exported first when absent.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import os
 import platform
 import random
 import re
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -95,25 +94,6 @@ def cosines(a: FloatMatrix, b: FloatMatrix) -> dict[str, float]:
     return {"median": round(float(np.median(values)), 6), "min": round(float(values.min()), 6)}
 
 
-def int8_model(fp32: Path, folder: Path) -> Path:
-    """The fp32 export with its weights quantized to int8 per channel, activations at run time."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out = folder / "minilm-int8.onnx"
-    # the fused graph's contrib ops defeat the quantizer's shape inference: their outputs are
-    # float32
-    quantize_dynamic(
-        fp32,
-        out,
-        weight_type=QuantType.QInt8,
-        # per output channel: median cosine 0.993 on 300 queries, per tensor 0.962
-        per_channel=True,
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
-    return out
-
-
 class TorchAt:
     """The torch MiniLM with ``threads`` intra-op threads for each call (the setting is
     process-wide, so it is set every time)."""
@@ -134,16 +114,17 @@ def run(queries: list[Query], warmup: list[Query], threads: int, with_int8: bool
 
     served_threads = torch.get_num_threads()  # as `aimi serve` leaves it: one per core
     load_before = os.getloadavg()
-    model = export_onnx(onnx_model_path(load_settings().model_cache)).path
+    cache = load_settings().model_cache
+    model = export_onnx(onnx_model_path(cache)).path
     minilm = MiniLM()
     encoders: dict[str, Encoder] = {
         TORCH_SERVED: TorchAt(minilm, served_threads),
         TORCH_ONE: TorchAt(minilm, 1),
         ONNX: OnnxEncoder(model, threads=threads),
     }
-    tmp = tempfile.TemporaryDirectory(prefix="aimi-bench-encoder-")
     if with_int8:
-        encoders[INT8] = OnnxEncoder(int8_model(model, Path(tmp.name)), threads=threads)
+        int8 = export_onnx(onnx_model_path(cache, "int8"), precision="int8").path
+        encoders[INT8] = OnnxEncoder(int8, threads=threads)
     names = list(encoders)
     for query in warmup:
         for name in names:
@@ -172,7 +153,6 @@ def run(queries: list[Query], warmup: list[Query], threads: int, with_int8: bool
                 len(texts) / (time.perf_counter() - started), 1
             )
             batched[name] = np.vstack(parts)
-    tmp.cleanup()
 
     reference = vectors[TORCH_SERVED]
     tokenizer = load_tokenizer(model_dir(), max_seq_length(model_dir()))

@@ -249,20 +249,36 @@ def encoder_export(
             show_default=False,
         ),
     ] = None,
+    precision: Annotated[
+        str | None,
+        typer.Option(
+            "--precision",
+            help="int8 or fp32 (default: the one AIMI_QUERY_ENCODER serves; int8 when it is "
+            "torch).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Export the query encoder to ONNX in the model cache, unless it is current there.
 
-    MiniLM is exported from the packaged weights and optimized for ONNX Runtime; a file made
-    from the same weights with the same torch, onnx and onnxruntime is kept. `make setup` runs
-    this; otherwise a server exports when it starts (a few seconds of CPU), and searches with
-    the torch encoder if it cannot. Exit status 1 when the export fails.
+    MiniLM is exported from the packaged weights and optimized for ONNX Runtime (int8 weights
+    for the default `onnx-int8` encoder); a file made from the same weights with the same torch,
+    onnx and onnxruntime is kept. `make setup` runs this; otherwise a server exports when it
+    starts (a few seconds of CPU), and searches with the torch encoder if it cannot. Exit
+    status 1 when the export fails, 2 for an unknown precision.
     """
-    from warehouse.onnx_encoder import export_onnx, onnx_model_path
+    from warehouse.onnx_encoder import PRECISIONS, export_onnx, onnx_model_path
     from warehouse.settings import load_settings
 
-    dest = onnx_model_path(cache_dir or load_settings().model_cache)
+    settings = load_settings()
+    chosen = precision or ("fp32" if settings.query_encoder == "onnx" else "int8")
+    if chosen not in PRECISIONS:
+        raise typer.BadParameter(
+            f"{chosen!r} is not one of {', '.join(PRECISIONS)}", param_hint="--precision"
+        )
+    dest = onnx_model_path(cache_dir or settings.model_cache, chosen)
     try:
-        outcome = export_onnx(dest, force=force)
+        outcome = export_onnx(dest, precision=chosen, force=force)
     # any failure is reported as one line: search still works, on the torch encoder
     except Exception as exc:
         _echo(f"encoder: export to {dest} failed ({type(exc).__name__}: {exc})", err=True)

@@ -128,12 +128,13 @@ def real_data_dir(shared_data: Path) -> tuple[DataDir, dict[str, int]]:
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A model cache (``AIMI_MODEL_CACHE``) holding the ONNX query encoder, exported once per
-    session from the packaged weights: a real export, a few seconds."""
-    from warehouse.onnx_encoder import export_onnx, onnx_model_path
+    """A model cache (``AIMI_MODEL_CACHE``) holding the ONNX query encoder at both precisions,
+    exported once per session from the packaged weights: real exports, a few seconds each."""
+    from warehouse.onnx_encoder import PRECISIONS, export_onnx, onnx_model_path
 
     cache = tmp_path_factory.mktemp("model-cache")
-    assert export_onnx(onnx_model_path(cache)).exported
+    for precision in PRECISIONS:
+        assert export_onnx(onnx_model_path(cache, precision), precision=precision).exported
     return cache
 
 

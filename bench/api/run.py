@@ -64,8 +64,13 @@ def _ensure_snapshot(data: Path) -> None:
     subprocess.run([BIN / "aimi", "build", "--demo"], env=env, check=True)
 
 
-def _wrk(url: str, key: str | None, seconds: int, connections: int) -> dict[str, float]:
+def _wrk(
+    url: str, key: str | None, seconds: int, connections: int, script: Path | None = None
+) -> dict[str, float]:
+    """One ``wrk`` run (one thread; ``script``: a Lua script choosing each request)."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    if script is not None:
+        command[1:1] = ["-s", str(script)]
     if key:
         command[1:1] = ["-H", f"X-API-Key: {key}"]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout

@@ -113,8 +113,36 @@ def _settings(encoder: str, cache: Path) -> Settings:
 
 
 def test_the_setting_selects_the_encoder(onnx_cache: Path) -> None:
-    assert isinstance(load_query_model(_settings("onnx", onnx_cache)), OnnxEncoder)
+    int8 = load_query_model(_settings("onnx-int8", onnx_cache))
+    assert isinstance(int8, OnnxEncoder) and int8.precision == "int8"
+    fp32 = load_query_model(_settings("onnx", onnx_cache))
+    assert isinstance(fp32, OnnxEncoder) and fp32.precision == "fp32"
     assert isinstance(load_query_model(_settings("torch", onnx_cache)), MiniLM)
+
+
+class RunsAlone:
+    """A model that runs each text alone (as the int8 encoder): it waits inside every call for
+    a second caller to be inside too, which only concurrent calls can satisfy."""
+
+    runs_alone = True
+
+    def __init__(self) -> None:
+        self.inside = threading.Barrier(2, timeout=10)
+        self.calls: list[list[str]] = []
+
+    def __call__(self, texts: Sequence[str]) -> FloatMatrix:
+        self.calls.append(list(texts))
+        self.inside.wait()
+        return np.ones((len(texts), 384), dtype=np.float32)
+
+
+def test_a_model_that_runs_texts_alone_is_called_concurrently() -> None:
+    model = RunsAlone()
+    embedder = QueryEmbedder(load=lambda: model)
+    results = _concurrently(embedder, QUERIES[:2])
+    # batched calls would have run one at a time, and the barrier would have broken
+    assert all(isinstance(results[q], np.ndarray) for q in QUERIES[:2]), results
+    assert sorted(model.calls) == sorted([[q] for q in QUERIES[:2]])
 
 
 def _corrupt(onnx_cache: Path, tmp_path: Path) -> Path:
@@ -162,7 +190,13 @@ def test_aimi_encoder_export_keeps_a_current_file_and_reports_a_failure(
     runner = CliRunner()
     current = runner.invoke(app, ["encoder", "export", "--cache-dir", str(onnx_cache)])
     assert current.exit_code == 0, current.output
-    assert "is current" in current.stdout
+    assert "is current" in current.stdout and ".int8.onnx" in current.stdout
+    fp32 = runner.invoke(
+        app, ["encoder", "export", "--cache-dir", str(onnx_cache), "--precision", "fp32"]
+    )
+    assert fp32.exit_code == 0 and "is current" in fp32.stdout, fp32.output
+    unknown = runner.invoke(app, ["encoder", "export", "--precision", "fp16"])
+    assert unknown.exit_code == 2 and "fp16" in unknown.output
     (tmp_path / "blocker").write_text("not a folder")
     failed = runner.invoke(app, ["encoder", "export", "--cache-dir", str(tmp_path / "blocker")])
     assert failed.exit_code == 1

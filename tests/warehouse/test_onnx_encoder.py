@@ -1,6 +1,7 @@
 """The ONNX query encoder: the same vectors as the torch MiniLM (single texts, batches of mixed
-lengths, truncation, unicode), and an export that is kept while current and redone when what
-it was made from changes."""
+lengths, truncation, unicode), int8 weights whose vectors agree closely and never depend on
+their batch, and an export that is kept while current and redone when what it was made from
+changes."""
 
 from __future__ import annotations
 
@@ -115,6 +116,40 @@ def test_empty_input_is_zero_rows(encoder: OnnxEncoder) -> None:
     assert out.shape == (0, EMBEDDING_DIM) and out.dtype == np.float32
 
 
+# int8: measured on 1,500 demo queries, cosine to torch median 0.993, min 0.970
+# (docs/benchmarks.md); these texts include truncated and unicode ones
+INT8_MIN_COSINE = 0.95
+INT8_MEDIAN_COSINE = 0.985
+
+
+@pytest.fixture(scope="module")
+def int8(onnx_cache: Path) -> OnnxEncoder:
+    return OnnxEncoder(onnx_model_path(onnx_cache, "int8"), batch_size=8)
+
+
+def test_int8_vectors_agree_closely_with_the_torch_encoder(
+    int8: OnnxEncoder, reference: FloatMatrix, singles: FloatMatrix
+) -> None:
+    assert int8.precision == "int8" and int8.runs_alone
+    got = np.vstack([int8([text]) for text in TEXTS])
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cosines = _cosines(got, reference)
+    worst = int(np.argmin(cosines))
+    assert float(cosines[worst]) >= INT8_MIN_COSINE, TEXTS[worst]
+    assert float(np.median(cosines)) >= INT8_MEDIAN_COSINE
+    # and they are not the fp32 vectors: the int8 file is what runs
+    assert float(_cosines(got, singles).min()) < MIN_COSINE
+
+
+def test_an_int8_vector_never_depends_on_its_company(int8: OnnxEncoder) -> None:
+    # activations are quantized over a run's whole input: every text runs alone, so a search
+    # ranks the same whichever searches share its call
+    alone = np.vstack([int8([text]) for text in TEXTS])
+    np.testing.assert_array_equal(int8(TEXTS), alone)
+    np.testing.assert_array_equal(int8(TEXTS[::-1])[::-1], alone)
+    assert int8.batch_size == 1
+
+
 def test_the_export_records_what_it_was_made_from(onnx_cache: Path) -> None:
     model = onnx_model_path(onnx_cache)
     assert read_record(model) == ExportRecord.current(model_dir())
@@ -122,6 +157,17 @@ def test_the_export_records_what_it_was_made_from(onnx_cache: Path) -> None:
     # the graph onnxruntime's BERT optimizer fuses completely: one kernel per attention
     assert manifest["fused_operators"]["Attention"] == 6
     assert manifest["fused_operators"]["SkipLayerNormalization"] == 12
+    int8 = onnx_model_path(onnx_cache, "int8")
+    assert int8 != model
+    assert read_record(int8) == ExportRecord.current(model_dir(), "int8")
+    assert read_record(model).precision == "fp32"  # type: ignore[union-attr]
+    # quantized weights: a quarter of the bytes, near enough
+    assert int8.stat().st_size < model.stat().st_size * 0.4
+
+
+def test_an_unknown_precision_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="precision"):
+        export_onnx(onnx_model_path(tmp_path), precision="fp16")  # type: ignore[arg-type]
 
 
 def test_a_current_export_is_reused(onnx_cache: Path) -> None:
@@ -142,8 +188,8 @@ class FakeBuild:
         self.delay = delay
         self.calls = 0
 
-    def __call__(self, folder: Path, out: Path) -> dict[str, int]:
-        del folder
+    def __call__(self, folder: Path, out: Path, precision: str) -> dict[str, int]:
+        del folder, precision
         self.calls += 1
         time.sleep(self.delay)
         shutil.copyfile(self.source, out)
@@ -223,12 +269,15 @@ def test_concurrent_exports_build_once(
     assert build.calls == 1
 
 
-def test_serving_the_onnx_encoder_never_imports_torch(onnx_cache: Path) -> None:
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+def test_serving_the_onnx_encoder_never_imports_torch(onnx_cache: Path, precision: str) -> None:
     # the server's start-up without torch: ~1 s instead of ~3.4 s
     code = (
         "import sys; from pathlib import Path; "
         "from warehouse.onnx_encoder import load_onnx_encoder; "
-        f"assert load_onnx_encoder(Path({str(onnx_cache)!r}))(['q']).shape == (1, 384); "
+        f"model = load_onnx_encoder(Path({str(onnx_cache)!r}), {precision!r}); "
+        f"assert model.precision == {precision!r}; "
+        "assert model(['q']).shape == (1, 384); "
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -74,7 +74,7 @@ def test_the_query_encoder_and_its_model_cache(
     for name in ("AIMI_QUERY_ENCODER", "AIMI_MODEL_CACHE", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     settings = load_settings()
-    assert settings.query_encoder == "onnx"
+    assert settings.query_encoder == "onnx-int8"
     # a user cache, never inside the data dir that `make clean-data` deletes
     assert settings.model_cache == Path.home() / ".cache" / "aimi"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -83,8 +83,9 @@ def test_the_query_encoder_and_its_model_cache(
     assert load_settings().model_cache == Path.home() / "models"
     monkeypatch.setenv("AIMI_MODEL_CACHE", "")  # as in a .env template: unset
     assert load_settings().model_cache == tmp_path / "xdg" / "aimi"
-    monkeypatch.setenv("AIMI_QUERY_ENCODER", "torch")
-    assert load_settings().query_encoder == "torch"
+    for encoder in ("torch", "onnx"):
+        monkeypatch.setenv("AIMI_QUERY_ENCODER", encoder)
+        assert load_settings().query_encoder == encoder
     monkeypatch.setenv("AIMI_QUERY_ENCODER", "int8")
     with pytest.raises(ValidationError, match="query_encoder"):
         load_settings()
