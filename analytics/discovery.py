@@ -1,32 +1,49 @@
 """Discovery: names the registry lacks that recur across signals and sources, proposed as
-unreviewed entities.
+unreviewed entities: cleaned, typed and attached to their family.
 
-Precise rather than greedy, because candidates are served (``/v1/entities?min_signals=1``). A
-candidate is a run of capitalized words (``Thinking Machines Lab``, ``Sam Altman``), a
-capitalized word with a version (``Veo 3``), or one word mixing letters and digits (``Qwen3``,
-``o3-mini``), found in signal bodies (titles are skipped: headlines are title-cased throughout).
-Leading function words are dropped (``The``, ``In``, months, weekdays). A name must contain a
-word the corpus does not also write in lower case (``Model Developments`` is two ordinary words,
-``Sam Altman`` is not), must not be written in lower case itself, must not touch a registry
-mention, and must recur in ``min_signals`` signals from ``min_domains`` source domains.
+Precise rather than greedy, because candidates are served (``/v1/entities?min_signals=1``) and the
+ones that pass the acceptance bar enter trending (``analytics.entity_review``). A candidate is a
+run of capitalized words (``Thinking Machines Lab``, ``Sam Altman``), a capitalized word with a
+version (``Veo 3``), or one word mixing letters and digits (``Qwen3``, ``o3-mini``), found in
+signal bodies (titles are skipped: headlines are title-cased throughout). Leading function words
+are dropped (``The``, ``In``, months, weekdays), and so is a sentence's first word when the corpus
+writes it in lower case elsewhere (``Introducing``, ``Excited``). A name must contain a word the
+corpus does not also write in lower case (``Model Developments`` is two ordinary words, ``Sam
+Altman`` is not), must not be written in lower case itself, must not touch a registry mention,
+and must recur in ``min_signals`` signals from ``min_domains`` source domains.
 
-The type comes from the name alone, so a candidate keeps its id from run to run: a company
-suffix (``Inc``, ``Labs``, ``AI``) → organization; an accelerator-like code (``H200``,
-``MI300X``) → hardware; a version or a letters-and-digits word → model; a common given name
-first → person; anything else → other.
+**Cleaning** (``rejection``): no job titles or roles (``Chief Scientist``), scores (``Code Arena
+Elo 1588``, ``DeepSWE 65.3``), periods (``Q1 2025``), licences (``Apache 2.0``), number formats
+and quantizations (``float8``, ``Q4_K_M``, ``… GGUFs``), plurals of a product code (``H200s``),
+or methods named by their head word (``… Optimization``, ``… Distillation``).
+
+**Typing** (``guess_type``), from the name first and the words around its mentions second: a
+bill's or a safety level's pattern → regulation_policy; a company suffix (``Inc``, ``Labs``,
+``AI``) → organization; an accelerator-like code (``H200``, ``MI300X``) → hardware; two or three
+capitalized words starting with a given name (``given_names``: ~40,000 from 50+ countries, plus
+our own) → person; a software version (``v0.6``, ``1.0.0``) or a benchmark's head word
+(``…Bench``, ``…Eval``) → other; then the context's cue words (``said``/``CEO`` → person,
+``raised``/``startup`` → organization, ``GPU``/``chip`` → hardware, ``weights``/``parameters`` →
+model, ``benchmark``/``library``/``dataset`` → other) when they are clear; else a version or a
+letters-and-digits word → model, anything else → other.
+
+**Family** (``family_of``): a model or hardware name whose leading words, or whose first word's
+letters before its version (``Qwen3.8-27B`` → ``Qwen``), name a registry model or hardware entry
+joins that entry's family (its own ``family`` when it has one).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import polars as pl
 
 from analytics.entities import Entity, public_id_for, slugify
-from analytics.linking import Linker, normalize_text
+from analytics.linking import EntityIndex, Linker, normalize_text
 
 MAX_NAME_TOKENS = 4
 MIN_SINGLE_TOKEN_CHARS = 3
@@ -34,20 +51,62 @@ MIN_SINGLE_TOKEN_CHARS = 3
 ORDINARY_WORD_RATIO = 0.2
 # a whole name written in lower case this often is a common phrase, not a name
 LOWERCASE_PHRASE_RATIO = 0.25
+# context: the words this many characters either side of a mention, over at most this many
+# mentions of a name
+CONTEXT_CHARS = 60
+CONTEXT_MENTIONS = 40
+# a type the context's cue words name wins when it has this many cue hits and this many times
+# those of the runner-up
+MIN_CUES = 2
+CUE_MARGIN = 1.5
+# ... and, weighed against all candidates' contexts, this many times their rate
+CUE_LIFT = 1.5
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[-.'][A-Za-z0-9]+)*")
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?$")
 _MIXED = re.compile(r"(?=.*[A-Za-z])(?=.*\d)[A-Za-z][\w.\-]*$")
 _HARDWARE = re.compile(
-    r"(?:[HABL]\d{2,3}s?|GB\d{3}|MI\d{3}X?|TPU(?:v\d+)?|RTX|GTX|M[1-9])$", re.IGNORECASE
+    r"(?:[HABL]\d{2,3}s?|A\d{4}|GB\d{3}|MI\d{3}X?|TPU(?:v\d+)?|RTX|GTX|M[1-9])$", re.IGNORECASE
 )
 _YEAR = re.compile(r"(?:19|20)\d\d$")
+# a venue's acronym glued to its year: EMNLP2024, ICML2025
+_VENUE_YEAR = re.compile(r"[A-Z]{3,}(?:19|20)\d\d")
 # quarters, fiscal years, number formats, parameter counts: letters and digits, but no names
 _NOISE_CODE = re.compile(
     r"(?:[QH][1-4]|FY\d{2,4}|[A-Za-z]\d|(?:NV|MX)?FP\d+|BF16|INT\d+|[A-Z]\d+[BMK])$",
     re.IGNORECASE,
 )
 _POSSESSIVE = re.compile(r"'s?$")
+# a hyphenated adjective: AI-native, MatMul-free, AI-generated
+_ADJECTIVE = re.compile(r"\w+-[a-z]{3,}")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\s[-*•]|\()\s*$")
+# number types and quantization formats: float8, bf16, int4, Q4_K_M, Q3KM, q5
+_FORMAT = re.compile(
+    r"(?:b?float|fp|bf|int|uint)\d+|q\d(?:_?k(?:_?[msl])?)?(?:_\d)?$", re.IGNORECASE
+)
+# a product code in the plural: H200s, A100s, RTX 4090s
+_PLURAL_CODE = re.compile(r"[A-Za-z]*\d+s$")
+# a score: 65.3, 72.10 (a decimal with two or more integer digits)
+_SCORE = re.compile(r"\d{2,}\.\d+$")
+# a parameter count: 32B, 8x22B, 1.5b, 350M (after a hyphen or alone)
+_PARAMETERS = re.compile(r"(?:^|-)(?:\d+(?:\.\d+)?(?:x\d+)?B|\d+M)(?:$|-)", re.IGNORECASE)
+# a benchmark's or a dataset's size glued to its name: MATH-500, LiveMCP-101, ADE20K
+_SIZED = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]-?[1-9]\d{2}|[A-Za-z][\w-]*\d+K")
+# a software product's version: a major of 10 or more (Windows 11, Chrome 137, Xcode 26) or a
+# two-digit minor (Python 3.11); model versions are small (Veo 3, Qwen 2.5)
+_SOFTWARE_VERSION = re.compile(r"v?(?:[1-9]\d{1,2}(?:\.\d+)?|\d+\.\d{2,})")
+# one to three syllables of Hanyu Pinyin without tones (Junyang, Xiaohua, Zhai)
+_PINYIN = re.compile(
+    r"(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?"
+    r"(?:iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|in|un|ia|ie|iu|ua|uo"
+    r"|ui|ue|er|a|o|e|i|u)){1,3}"
+)
+_SEMVER = re.compile(r"v?\d+\.\d+\.\d+|v0\.\d+$", re.IGNORECASE)
+_REGULATION = re.compile(r"(?:SB|AB|HB|HR|S)-?\d{2,5}$|ASL-\d$")
+_BENCHMARK_HEAD = re.compile(
+    r".*(?:bench|eval|evals|arena|test)(?:[-\s]?v?\d[\w.]*)?$", re.IGNORECASE
+)
 
 STOPWORDS = frozenset(
     """a an the this that these those in on at for with from by of to and but or nor so yet if
@@ -77,8 +136,9 @@ DEMONYMS = frozenset(
 )
 ORG_SUFFIXES = frozenset(
     """inc inc. corp corp. corporation labs lab ai ltd ltd. llc gmbh technologies technology
-    systems robotics ventures capital partners group holdings foundation institute university
-    research networks semiconductor semiconductors computing intelligence studios""".split()
+    dynamics systems robotics ventures capital partners group holdings foundation institute
+    university research networks party tech semiconductor semiconductors computing intelligence
+    studios""".split()
 )
 GIVEN_NAMES = frozenset(
     """aaron adam alan albert alex alexander alexandr amanda amy andrej andrew andy anna arthur
@@ -94,37 +154,256 @@ GIVEN_NAMES = frozenset(
 )
 
 
+PERIOD_WORDS = frozenset(
+    """jan feb mar apr jun jul aug sep sept oct nov dec q1 q2 q3 q4 h1 h2 fy""".split()
+)
+LICENCE_NAMES = frozenset("apache mit gpl lgpl agpl bsd cc mpl a2.0".split())
+# words of a job title or role: a name holding one is a title, not a name ("Chief Scientist")
+ROLE_WORDS = frozenset(
+    """chief head director officer president vp svp evp engineer engineers scientist scientists
+    researcher researchers manager managers founder founders cofounder co-founder ceo cto cfo
+    coo cso professor intern interns analyst analysts pm pms evangelist advocate recruiter
+    designer designers developer developers""".split()
+)
+SCORE_WORDS = frozenset("elo score scores pass@1 top-1 top-5 top-10 top-20".split())
+PACKAGING_WORDS = frozenset(
+    """gguf ggufs awq gptq exl2 exl3 mlx quant quants quantized qat lora loras""".split()
+)
+# the head word of a method, a technique or a concept: "Direct Nash Optimization"
+METHOD_HEADS = frozenset(
+    """optimization tuning finetuning fine-tuning distillation attention search divergence
+    embedding embeddings internalization jailbreaking networks solutions teachers norm rmsnorm
+    tanh pagerank test learning leaderboard""".split()
+)
+# a name ending in one of these is a chip, an event; starting with one, an organization
+CHIP_HEADS = frozenset("npu gpu cpu tpu soc".split())
+EVENT_HEADS = frozenset("competition conference summit hackathon olympiad workshop".split())
+ORG_PREFIXES = frozenset("team uc university".split())
+# generic heads: a name ending in one describes a thing ("Python SDK", "SWE Agent")
+HEADS = frozenset("llm llms sdk ui agent agents accelerators".split())
+# a model's tier or a generic numbered word, which a name fragment starts with ("Pro Max",
+# "Large 2", "System 2", "Flash Experimental")
+TIER_WORDS = frozenset(
+    "pro max mini ultra flash lite large small medium experimental preview turbo plus nano exp "
+    "system tier".split()
+)
+ROMAN = frozenset("i ii iii iv v vi".split())
+GEO_WORDS = frozenset(
+    """east west north south africa america asia europe valley bay coast island islands
+    kingdom republic emirates""".split()
+)
+# cue words near a name's mentions, by the type they suggest
+CUES: dict[str, frozenset[str]] = {
+    "person": frozenset(
+        """said says say told tweeted posted argues argued wrote ceo founder co-founder
+        cofounder cto researcher scientist professor prof dr mr ms he she his her him who
+        former joined hired author interview podcast host he's she's""".split()
+    ),
+    "organization": frozenset(
+        """company companies startup startups raised raises raising funding valuation acquired
+        acquires acquisition firm investors investor ipo employees headquartered subsidiary
+        backed""".split()
+    ),
+    "hardware": frozenset(
+        """gpu gpus chip chips accelerator accelerators hardware server servers robot robots
+        humanoid device devices laptop laptops phone phones smartphone headset supercomputer
+        cluster clusters tflops hbm nvlink silicon wafer""".split()
+    ),
+    "model": frozenset(
+        """model models weights open-weights open-weight parameters params checkpoint
+        checkpoints llm llms fine-tuned finetuned instruct distilled multimodal text-to-image
+        text-to-video diffusion moe""".split()
+    ),
+    "other": frozenset(
+        """benchmark benchmarks leaderboard dataset datasets library libraries framework
+        frameworks tool tools app apps sdk platform repo github package pip eval evals
+        evaluation browser extension plugin editor ide protocol standard database""".split()
+    ),
+    "event": frozenset(
+        """conference summit workshop hackathon competition olympiad keynote expo""".split()
+    ),
+}
+
+
 @dataclass
 class _Tally:
     surfaces: Counter[str] = field(default_factory=Counter)
     signals: set[str] = field(default_factory=set)
     domains: set[str] = field(default_factory=set)
+    days: set[str] = field(default_factory=set)
+    context: Counter[str] = field(default_factory=Counter)
+    mentions: int = 0
 
 
 def _is_capitalized(token: str) -> bool:
     return token[0].isupper()
 
 
-def guess_type(name: str) -> str:
-    """The entity type a name suggests by itself (see the module docstring)."""
+def rejection(name: str) -> str | None:
+    """Why ``name`` is no entity (``role``, ``score``, ``period``, ``licence``, ``format``,
+    ``packaging``, ``plural``, ``method``, ``descriptor``, ``fragment``), or None when it may
+    be one."""
     tokens = name.split()
-    if len(tokens) > 1 and tokens[-1].lower() in ORG_SUFFIXES:
-        return "organization"
-    if any(_HARDWARE.match(t) for t in tokens):
-        return "hardware"
-    if any(_YEAR.match(t) for t in tokens):  # "AIME 2025", "ICLR 2025": benchmarks, venues
-        return "other"
-    if tokens[0].lower().split("-")[0] in LICENCES:  # "Apache 2.0" is versioned, not a model
-        return "other"
-    if any(_VERSION.match(t) or _MIXED.match(t) for t in tokens):
-        return "model"
+    folded = [t.lower() for t in tokens]
+    if folded[0].split("-")[0] in LICENCE_NAMES:
+        return "licence"
+    if any(t in ROLE_WORDS for t in folded):
+        return "role"
+    if any(t in SCORE_WORDS for t in folded) or _SCORE.match(tokens[-1]):
+        return "score"
+    if len(tokens) == 2 and folded[0] in PERIOD_WORDS and tokens[1].isdigit():
+        return "period"
+    if any(_FORMAT.fullmatch(t) for t in tokens):
+        return "format"
+    if any(t.rstrip("s") in PACKAGING_WORDS or t in PACKAGING_WORDS for t in folded):
+        return "packaging"
+    if _PLURAL_CODE.fullmatch(tokens[-1]) and not _YEAR.match(tokens[-1][:-1]):
+        return "plural"
+    if len(tokens) > 1 and folded[-1] in METHOD_HEADS:
+        return "method"
+    if len(tokens) > 1 and (
+        folded[0] in GENERIC_ACRONYMS or _ADJECTIVE.fullmatch(tokens[0]) or folded[-1] in HEADS
+    ):
+        return "descriptor"
     if (
-        2 <= len(tokens) <= 3
-        and tokens[0].lower() in GIVEN_NAMES
-        and all(t.isalpha() and t[0].isupper() for t in tokens)
+        len(tokens) > 1
+        and folded[0] in TIER_WORDS
+        and all(t in TIER_WORDS or t in ROMAN or any(c.isdigit() for c in t) for t in folded[1:])
+    ):
+        return "fragment"
+    return None
+
+
+def _cue_type(context: Counter[str], baseline: dict[str, float] | None = None) -> str | None:
+    """The type the context's cue words name clearly, or None. With ``baseline`` (each type's
+    cue hits per context word over all candidates), a type's hits are weighed by how much more
+    often they occur here than around names in general: in AI news "model" is near everything.
+    """
+    words = max(context.total(), 1)
+    scored = []
+    for kind, cues in CUES.items():
+        hits = sum(context[w] for w in cues)
+        weight = hits / words / baseline[kind] if baseline and baseline.get(kind) else hits
+        scored.append((weight, hits, kind))
+    scored.sort(reverse=True)
+    (best, hits, kind), (runner_up, _, _) = scored[0], scored[1]
+    if hits >= MIN_CUES and best >= CUE_MARGIN * runner_up and (not baseline or best >= CUE_LIFT):
+        return kind
+    return None
+
+
+def cue_baseline(contexts: Iterable[Counter[str]]) -> dict[str, float]:
+    """Each type's cue hits per context word over ``contexts`` (all candidates)."""
+    total = Counter[str]()
+    for context in contexts:
+        total.update(context)
+    words = max(total.total(), 1)
+    return {kind: sum(total[w] for w in cues) / words for kind, cues in CUES.items()}
+
+
+def _person_shaped(tokens: list[str]) -> bool:
+    """Two or three words of letters (apostrophes and hyphens allowed), each capitalized
+    (``LeBron``, ``D'Angelo`` too)."""
+    return 2 <= len(tokens) <= 3 and all(
+        len(t) > 1
+        and t[0].isupper()
+        and not t.isupper()
+        and t.replace("'", "").replace("-", "").isalpha()
+        for t in tokens
+    )
+
+
+def _pinyin_name(tokens: list[str]) -> bool:
+    """A Chinese name romanized in pinyin: two words, each one to three syllables."""
+    return len(tokens) == 2 and all(_PINYIN.fullmatch(t.lower()) for t in tokens)
+
+
+def _never_lowercase(word: str) -> bool:
+    del word
+    return False
+
+
+def _stem_entry(name: str, index: EntityIndex | None) -> Entity | None:
+    """The registry entry ``name``'s leading words, or the letters of its first word before a
+    version (``Qwen3.8-27B`` → ``Qwen``), name: longest first; products and models only."""
+    if index is None:
+        return None
+    tokens = name.split()
+    prefixes = [" ".join(tokens[:n]) for n in range(len(tokens) - 1, 0, -1)]
+    stem = re.match(r"[A-Za-z]+(?:-[A-Za-z]+)*?(?=[-.\s]?v?\d)", tokens[0])
+    if stem and len(stem.group()) >= 2:
+        prefixes.append(stem.group())
+    for prefix in prefixes:
+        entry = index.resolve(prefix)
+        if entry is not None and entry.type in ("model", "hardware", "other"):
+            return entry
+    return None
+
+
+def guess_type(
+    name: str,
+    context: Counter[str] | None = None,
+    given_names: frozenset[str] = frozenset(),
+    *,
+    baseline: dict[str, float] | None = None,
+    index: EntityIndex | None = None,
+    mostly_lowercase: Callable[[str], bool] = _never_lowercase,
+) -> str:
+    """The entity type ``name`` suggests, with the cue words around its mentions (``context``,
+    lower-case word counts, weighed against ``baseline``), a list of given names, the registry
+    (``index``: a name that extends a registry product takes its type) and the corpus's
+    spelling (``mostly_lowercase``: a word the corpus writes in lower case more often than
+    not is no surname: "Song", "Vision"). See the module docstring."""
+    tokens = name.split()
+    folded = [t.lower() for t in tokens]
+    context = context or Counter()
+    if _REGULATION.match(tokens[-1]) or name.startswith(("Executive Order", "EU AI Act")):
+        return "regulation_policy"
+    if len(tokens) > 1 and (folded[-1] in ORG_SUFFIXES or folded[0] in ORG_PREFIXES):
+        return "organization"
+    if any(_HARDWARE.match(t) for t in tokens) or (len(tokens) > 1 and folded[-1] in CHIP_HEADS):
+        return "hardware"
+    if (len(tokens) > 1 and folded[-1] in EVENT_HEADS) or _VENUE_YEAR.fullmatch(name):
+        return "event"
+    if (entry := _stem_entry(name, index)) is not None:
+        return entry.type
+    cue = _cue_type(context, baseline)
+    if any(_YEAR.match(t) for t in tokens):  # "AIME 2025", "ICLR 2025": benchmarks, venues
+        return "event" if cue == "event" else "other"
+    if folded[0].split("-")[0] in LICENCE_NAMES:  # "Apache 2.0" is versioned, not a model
+        return "other"
+    if any(_PARAMETERS.search(t) for t in tokens):  # "ReasonFlux-32B", "Mixtral-8x22B"
+        return "model"
+    given = tokens[0] in given_names or folded[0] in GIVEN_NAMES or _pinyin_name(tokens)
+    if (
+        _person_shaped(tokens)
+        and (given or cue == "person")
+        and not mostly_lowercase(tokens[-1])
+        and folded[-1] not in GEO_WORDS
     ):
         return "person"
+    if len(tokens) > 1 and (folded[-1] in GEO_WORDS or folded[0] in GEO_WORDS):
+        return "location"
+    software = (_SEMVER.match(t) or _SOFTWARE_VERSION.fullmatch(t) for t in tokens)
+    if any(software) or _SIZED.fullmatch(tokens[-1]) or _BENCHMARK_HEAD.match(name):
+        return "other"
+    if cue is not None and cue != "person":
+        return cue
+    if any(_VERSION.match(t) or _MIXED.match(t) for t in tokens):
+        return "model"
     return "other"
+
+
+def family_of(name: str, kind: str, index: EntityIndex) -> str | None:
+    """The family a model or hardware ``name`` joins: the registry model or hardware entry its
+    leading words name, or the letters of its first word before a version (``Qwen3.8-27B`` →
+    ``Qwen``), longest first; that entry's own family when it has one. None otherwise."""
+    if kind not in ("model", "hardware"):
+        return None
+    entry = _stem_entry(name, index)
+    if entry is not None and entry.type in ("model", "hardware"):
+        return entry.family or entry.entity_id
+    return None
 
 
 def _runs(text: str) -> list[list[re.Match[str]]]:
@@ -165,7 +444,7 @@ def _name_span(run: list[re.Match[str]]) -> tuple[int, int, list[str]] | None:
     first, last = 0, len(words)
     while first < last and words[first].lower() in STOPWORDS:
         first += 1
-    while last > first and words[last - 1].lower() in TRAILING_GENERIC:
+    while last > first and words[last - 1].lower() in TRAILING_GENERIC | PACKAGING_WORDS:
         last -= 1
     if first == last:
         return None
@@ -198,19 +477,44 @@ def _single_word_name(word: str) -> bool:
     return word[0].isupper() or (any(c.isdigit() for c in head) and any(c.isalpha() for c in head))
 
 
+def _sentence_start(body: str, start: int) -> bool:
+    return _SENTENCE_END.search(body, 0, start) is not None and bool(
+        _SENTENCE_END.search(body[max(0, start - 3) : start])
+    )
+
+
+def _day(value: object) -> str:
+    return value.date().isoformat() if isinstance(value, datetime) else ""
+
+
 def discover_candidates(
-    signals: pl.DataFrame, linker: Linker, *, min_signals: int = 2, min_domains: int = 2
+    signals: pl.DataFrame,
+    linker: Linker,
+    *,
+    min_signals: int = 2,
+    min_domains: int = 2,
+    given_names: frozenset[str] = frozenset(),
+    index: EntityIndex | None = None,
 ) -> list[Entity]:
     """Unreviewed entities for names that recur in ``signals`` (``signal_id``, ``text``,
-    ``domain``) and that ``linker``'s registry does not know, sorted by signal count then name.
-    """
+    ``domain``, and ``published_at`` when present) and that ``linker``'s registry does not
+    know, cleaned, typed (``given_names`` helps find people) and attached to their family in
+    ``index`` (the registry's), sorted by signal count then name. ``extra`` carries the
+    counts: ``signals``, ``domains`` and ``days`` (distinct publication days)."""
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     lowercase_words: Counter[str] = Counter()
     capitalized_words: Counter[str] = Counter()
-    bodies: list[tuple[str, str, str]] = []
-    for signal_id, text, domain in signals.select("signal_id", "text", "domain").iter_rows():
+    bodies: list[tuple[str, str, str, str]] = []
+    published = (
+        signals["published_at"].to_list()
+        if "published_at" in signals.columns
+        else [None] * signals.height
+    )
+    for (signal_id, text, domain), moment in zip(
+        signals.select("signal_id", "text", "domain").iter_rows(), published, strict=True
+    ):
         body = normalize_text(text or "")
-        bodies.append((signal_id, body, domain or ""))
+        bodies.append((signal_id, body, domain or "", _day(moment)))
         for match in _TOKEN.finditer(body):
             token = match.group()
             if token.isalpha():
@@ -227,13 +531,17 @@ def discover_candidates(
             return True
         return lowercase_words[word] > ORDINARY_WORD_RATIO * max(capitalized_words[word], 1)
 
-    for signal_id, body, domain in bodies:
+    for signal_id, body, domain, day in bodies:
         mentions = linker.find_mentions(body)
         for run in _runs(body):
             span = _name_span(run)
             if span is None or len(span[2]) > MAX_NAME_TOKENS:
                 continue
             start, end, words = span
+            # a sentence's first word, written in lower case elsewhere, is no part of a name
+            if len(words) > 1 and ordinary(words[0]) and _sentence_start(body, start):
+                start = body.index(words[1], start + len(words[0]))
+                words = words[1:]
             name = body[start:end]
             if len(words) == 1 and not _single_word_name(words[0]):
                 continue
@@ -248,6 +556,15 @@ def discover_candidates(
             tally.surfaces[name] += 1
             tally.signals.add(signal_id)
             tally.domains.add(domain)
+            tally.days.add(day)
+            tally.mentions += 1
+            if tally.mentions <= CONTEXT_MENTIONS:
+                around = (
+                    body[max(0, start - CONTEXT_CHARS) : start]
+                    + " "
+                    + body[end : end + CONTEXT_CHARS]
+                )
+                tally.context.update(_WORD.findall(around.lower()))
 
     # the most frequent spelling names the candidate
     recurring = {
@@ -258,16 +575,27 @@ def discover_candidates(
     # a name whose proper spelling is lower case ("o3-mini") is exempt from the phrase test
     written_lowercase = _lowercase_counts(
         [folded for folded, name in recurring.items() if name != folded],
-        [body for _, body, _ in bodies],
+        [body for _, body, _, _ in bodies],
     )
+    kept = [
+        (folded, name)
+        for folded, name in recurring.items()
+        if not linker.is_surface_form(name)
+        and rejection(name) is None
+        and written_lowercase[folded] <= LOWERCASE_PHRASE_RATIO * tallies[folded].surfaces.total()
+    ]
+    baseline = cue_baseline(tallies[folded].context for folded, _ in kept)
     found: list[Entity] = []
-    for folded, name in recurring.items():
+    for folded, name in kept:
         tally = tallies[folded]
-        if linker.is_surface_form(name):
-            continue
-        if written_lowercase[folded] > LOWERCASE_PHRASE_RATIO * tally.surfaces.total():
-            continue
-        kind = guess_type(name)
+        kind = guess_type(
+            name,
+            tally.context,
+            given_names,
+            baseline=baseline,
+            index=index,
+            mostly_lowercase=lambda w: lowercase_words[w.lower()] > capitalized_words[w.lower()],
+        )
         key = f"{kind}:{slugify(name)}"
         if key in known_keys:
             continue
@@ -277,10 +605,12 @@ def discover_candidates(
                 key=key,
                 name=name,
                 type=kind,
+                family=family_of(name, kind, index) if index is not None else None,
                 reviewed=False,
                 extra={
                     "signals": str(len(tally.signals)),
                     "domains": str(len(tally.domains)),
+                    "days": str(len(tally.days - {""}) or len(tally.signals)),
                 },
             )
         )

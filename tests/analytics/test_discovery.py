@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import UTC, datetime
+
 import polars as pl
 import pytest
 
-from analytics.discovery import discover_candidates, guess_type
+from analytics.discovery import cue_baseline, discover_candidates, family_of, guess_type, rejection
 from analytics.entities import Alias, Entity, public_id_for
-from analytics.linking import Linker
+from analytics.linking import EntityIndex, Linker
 
 LINKER = Linker(
     [
@@ -71,7 +74,11 @@ def test_recurring_names_across_signals_and_domains() -> None:
         assert candidate.entity_id == public_id_for(candidate.key)
         assert candidate.key.startswith(f"{candidate.type}:")
     sam = next(e for e in found if e.name == "Sam Altman")
-    assert (sam.key, sam.extra) == ("person:sam-altman", {"signals": "3", "domains": "3"})
+    # without publication times, each signal counts as its own day
+    assert (sam.key, sam.extra) == (
+        "person:sam-altman",
+        {"signals": "3", "domains": "3", "days": "3"},
+    )
     assert found[0].name == "Sam Altman"  # most signals first
 
 
@@ -145,3 +152,159 @@ def test_discovered_keys_use_the_registry_slug_rule() -> None:
         LINKER,
     )
     assert [(e.name, e.key) for e in found] == [("Veo 3.1", "model:veo-3.1")]
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        # job titles and roles
+        ("Chief Scientist", "role"),
+        ("GenAI Application Engineer", "role"),
+        # benchmark scores
+        ("Code Arena Elo 1588", "score"),
+        ("DeepSWE 65.3", "score"),
+        ("ELO 1098", "score"),
+        # packaging and quantization variants, number formats
+        ("Qwen3 GGUFs", "packaging"),
+        ("Dynamic GGUFs", "packaging"),
+        ("HiDream LoRA", "packaging"),
+        ("Q4_K_M", "format"),
+        ("float8", "format"),
+        # periods, licences, plurals of a product code
+        ("Q1 2025", "period"),
+        ("Jan 8", "period"),
+        ("Apache 2.0", "licence"),
+        ("H200s", "plural"),
+        ("RTX 4090s", "plural"),
+        # methods named by their head word, descriptions, fragments of a longer name
+        ("Direct Nash Optimization", "method"),
+        ("Monte Carlo Tree Search", "method"),
+        ("Python SDK", "descriptor"),
+        ("AI-native LLM", "descriptor"),
+        ("Pro Max", "fragment"),
+        ("Large 2", "fragment"),
+        ("System 2", "fragment"),
+    ],
+)
+def test_cleaning_rejects_what_is_no_entity(name: str, why: str) -> None:
+    assert rejection(name) == why
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Sam Altman", "Max Tegmark", "Veo 3", "Qwen3.8-27B", "Thinking Machines Lab", "MiniCPM-o 2.6"],
+)
+def test_cleaning_keeps_names(name: str) -> None:
+    assert rejection(name) is None
+
+
+GIVEN = frozenset({"Sanjay", "Quoc", "Tim"})
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        # people: a given name from the list, or a pinyin name, with a capitalized surname
+        ("Quoc Le", "person"),
+        ("Sanjay Ghemawat", "person"),
+        ("Junyang Lin", "person"),
+        ("Xiaohua Zhai", "person"),
+        # models by their parameter count, software by its version, benchmarks by their size
+        ("ReasonFlux-32B", "model"),
+        ("Mixtral-8x22B-Instruct-v0.1", "model"),
+        ("Windows 11", "other"),
+        ("Python 3.11", "other"),
+        ("MATH-500", "other"),
+        ("ADE20K", "other"),
+        ("QuTLASS v0.1.0", "other"),
+        ("SWE-bench Verified", "other"),
+        # chips by their head word, events by theirs or a venue's year, bills by their number
+        ("Hexagon NPU", "hardware"),
+        ("A6000", "hardware"),
+        ("AtCoder Heuristic Competition", "event"),
+        ("EMNLP2024", "event"),
+        ("SB1047", "regulation_policy"),
+        ("Red Hat Inc", "organization"),
+        ("UC San Diego", "organization"),
+        ("Middle East", "location"),
+    ],
+)
+def test_guess_type_from_the_name(name: str, kind: str) -> None:
+    assert guess_type(name, given_names=GIVEN) == kind
+
+
+def test_the_context_types_what_the_name_does_not() -> None:
+    # weighed against the contexts of every candidate: "model" is near everything in AI news
+    robot = Counter("the humanoid robot ships with a new gpu and chip model".split())
+    startup = Counter("the startup raised a round from investors model".split())
+    plain = Counter("people like it and use it with the model every day".split())
+    baseline = cue_baseline([robot, startup, plain, plain, plain])
+    assert guess_type("Figure Helix", robot, baseline=baseline) == "hardware"
+    assert guess_type("Figure Helix", startup, baseline=baseline) == "organization"
+    assert guess_type("Figure Helix", plain, baseline=baseline) == "other"
+    # a given name with a surname the corpus writes in lower case is no person: "Song"
+    assert guess_type("Tim Song", mostly_lowercase=lambda w: w == "Song", given_names=GIVEN) != (
+        "person"
+    )
+    assert guess_type("Tim Song", given_names=GIVEN) == "person"
+
+
+REGISTRY = [
+    Entity(public_id_for("model:qwen"), "model:qwen", "Qwen", "model"),
+    Entity(
+        public_id_for("model:claude-opus"),
+        "model:claude-opus",
+        "Claude Opus",
+        "model",
+        family=public_id_for("model:claude"),
+    ),
+    Entity(public_id_for("model:claude"), "model:claude", "Claude", "model"),
+    Entity(public_id_for("organization:figure"), "organization:figure", "Figure", "organization"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("Qwen3.8-27B", public_id_for("model:qwen")),  # the letters before the version
+        ("Qwen 4 Max", public_id_for("model:qwen")),  # the leading words
+        ("Claude Opus 5.1", public_id_for("model:claude")),  # the entry's own family
+        ("Figure 03", None),  # an organization is no family
+        ("Gemma 4", None),  # not in the registry
+    ],
+)
+def test_a_versioned_model_joins_its_family(name: str, family: str | None) -> None:
+    assert family_of(name, "model", EntityIndex(REGISTRY)) == family
+    assert family_of(name, "person", EntityIndex(REGISTRY)) is None
+
+
+def test_discovery_types_by_context_attaches_families_and_counts_days() -> None:
+    signals = pl.DataFrame(
+        {
+            "signal_id": ["s1", "s2", "s3", "s4"],
+            "text": [
+                "Qwen3.8-27B weights are out, said Quoc Le.",
+                "Quoc Le: Qwen3.8-27B tops the open model charts.",
+                "Introducing Qwen3.8-27B today, after introducing its sibling. Chief Scientist "
+                "Quoc Le agreed.",
+                "Qwen3.8-27B GGUFs landed; DeepSWE 65.3 on the board; DeepSWE 65.3 again.",
+            ],
+            "domain": ["a.com", "b.com", "c.com", "d.com"],
+            "published_at": [
+                datetime(2026, 1, 5, 9, tzinfo=UTC),
+                datetime(2026, 1, 5, 18, tzinfo=UTC),
+                datetime(2026, 1, 6, tzinfo=UTC),
+                datetime(2026, 1, 7, tzinfo=UTC),
+            ],
+        }
+    )
+    found = discover_candidates(
+        signals, Linker(REGISTRY), given_names=GIVEN, index=EntityIndex(REGISTRY)
+    )
+    by_name = {e.name: e for e in found}
+    # no sentence-initial verb, title, score or packaging suffix
+    assert set(by_name) == {"Qwen3.8-27B", "Quoc Le"}
+    qwen = by_name["Qwen3.8-27B"]
+    assert (qwen.type, qwen.family) == ("model", public_id_for("model:qwen"))
+    assert qwen.extra == {"signals": "4", "domains": "4", "days": "3"}
+    assert by_name["Quoc Le"].type == "person"

@@ -8,12 +8,13 @@ from dagster import AssetExecutionContext
 
 from analytics.discovery import discover_candidates
 from analytics.entities import Entity
-from analytics.linking import Linker
+from analytics.linking import EntityIndex, Linker
 from analytics.schema import ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
 from analytics.themes import tag_themes
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource, LazyEmbedder
+from warehouse.given_names import load_given_names
 from warehouse.registry import load_registry, registry_path
 from warehouse.tables import read_table, write_table
 from warehouse.themes import load_theme_taxonomy
@@ -57,9 +58,13 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     registry = load_registry(registry_path())
     known = {e.entity_id for e in registry}
     # a discovered name never shadows a registry entry, whatever its slug
-    discovered = [
-        e for e in discover_candidates(signal_frame, Linker(registry)) if e.entity_id not in known
-    ]
+    candidates = discover_candidates(
+        signal_frame,
+        Linker(registry),
+        given_names=load_given_names(),
+        index=EntityIndex(registry),
+    )
+    discovered = [e for e in candidates if e.entity_id not in known]
     everything = [*registry, *discovered]
     linker = Linker(everything)
     signal_entities = linker.link_signals(signal_frame)
