@@ -138,7 +138,7 @@ ORG_SUFFIXES = frozenset(
     """inc inc. corp corp. corporation labs lab ai ltd ltd. llc gmbh technologies technology
     dynamics systems robotics ventures capital partners group holdings foundation institute
     university research networks party tech semiconductor semiconductors computing intelligence
-    studios""".split()
+    studios advisory securities consulting associates""".split()
 )
 GIVEN_NAMES = frozenset(
     """aaron adam alan albert alex alexander alexandr amanda amy andrej andrew andy anna arthur

@@ -131,7 +131,9 @@ EXTRACTIONS = _schema(
     }
 )
 
-# Entities known to a build: the registry plus discovered (unreviewed) names.
+# Entities known to a build: the registry, names a person approved, and discovered names;
+# ``reviewed`` is the reviewed set (registry, approved, and discovered names that pass the
+# acceptance bar), ``status`` says which (analytics.entity_review.STATUSES).
 ENTITIES = _schema(
     {
         "entity_id": pl.String,
@@ -142,6 +144,7 @@ ENTITIES = _schema(
         "family": pl.String,
         "wikipedia_url": pl.String,
         "reviewed": pl.Boolean,
+        "status": pl.String,
     }
 )
 

@@ -439,16 +439,17 @@ def trend_metrics(
     return _with_labels(metrics, clock, kind=kind, history=history)
 
 
-def _with_labels(
-    metrics: pl.DataFrame, clock: Clock, *, kind: Kind, history: _FloatArray
-) -> pl.DataFrame:
-    eligible = pl.col(SIGNAL_COUNT) >= MIN_LABELLED
+def share_direction() -> pl.Expr:
+    """DESIGN §7's share rule, without ``New``: ``Rising`` when r = share(W-3…W0) /
+    share(W-11…W-4) ≥ 1.25 (or the prior share is 0 and the recent one is not), ``Declining``
+    when r ≤ 0.8, else ``Stable`` (also when both shares are 0). r is compared cross-multiplied,
+    in integers: ``4·k1·n2 ≥ 5·k2·n1``. The ``direction`` label and the ``rising`` trending mode
+    both use it, so they never disagree."""
     k1, k2 = pl.col(RECENT_MENTIONS), pl.col(PRIOR_MENTIONS)
     n1, n2 = pl.col(RECENT_TOTAL), pl.col(PRIOR_TOTAL)
     recent_share = (k1 > 0) & (n1 > 0)
     prior_share = (k2 > 0) & (n2 > 0)
-    # r = (k1/n1)/(k2/n2) against 5/4 and 4/5, cross-multiplied so the integers decide.
-    direction = (
+    return (
         pl.when(~recent_share & ~prior_share)
         .then(pl.lit(STABLE))
         .when(~prior_share)
@@ -461,6 +462,13 @@ def _with_labels(
         .then(pl.lit(DECLINING))
         .otherwise(pl.lit(STABLE))
     )
+
+
+def _with_labels(
+    metrics: pl.DataFrame, clock: Clock, *, kind: Kind, history: _FloatArray
+) -> pl.DataFrame:
+    eligible = pl.col(SIGNAL_COUNT) >= MIN_LABELLED
+    direction = share_direction()
     if kind == "entity":
         direction = (
             pl.when(pl.col(FIRST_SEEN) >= clock.week_start(-3))
@@ -550,7 +558,9 @@ def trending(
     base = metrics.filter(pl.col(SIGNAL_COUNT) >= MIN_TRENDING)
     by: list[pl.Expr]
     if mode == "rising":
-        base = base.filter((pl.col(MOMENTUM_4W) > 0) & (pl.col(CURRENT_WEEK) >= 2))
+        # the direction label's share rule, whatever the signal count, and c(W0) ≥ 2: a
+        # one-week blip inside a falling share is not rising
+        base = base.filter((share_direction() == RISING) & (pl.col(CURRENT_WEEK) >= 2))
         by = [_exact(Z_SCORE), _exact(MOMENTUM_4W)]
     elif mode == "hot":
         base = base.filter(pl.col(CURRENT_WEEK) >= 1)

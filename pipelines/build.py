@@ -156,8 +156,11 @@ def _materialize(
         run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
     )
     if not result.success:
-        failures = [event.step_key or "?" for event in result.all_events if event.is_step_failure]
-        raise BuildError(f"build failed at step(s): {', '.join(failures) or 'unknown'}")
+        failures = [event for event in result.all_events if event.is_step_failure]
+        steps = ", ".join(event.step_key or "?" for event in failures) or "unknown"
+        reasons = [_failure_message(event) for event in failures]
+        detail = "; ".join(r for r in reasons if r)
+        raise BuildError(f"build failed at step(s): {steps}" + (f": {detail}" if detail else ""))
     for check in result.get_asset_check_evaluations():
         if not check.passed:
             raise BuildError(f"asset check {check.check_name} failed: {check.metadata}")
@@ -165,3 +168,17 @@ def _materialize(
     if opened is None:
         raise BuildError("the build finished but published no snapshot")
     return BuildRun(opened, result)
+
+
+def _failure_message(event: dg.DagsterEvent) -> str:
+    """The error a failed step raised, as one line (``dg.Failure``'s description or the
+    exception's message)."""
+    data = event.step_failure_data
+    error = data.error if data is not None else None
+    if error is None:
+        return ""
+    if data is not None and data.user_failure_data is not None:
+        return data.user_failure_data.description or error.message.strip()
+    # a user exception is wrapped: its own message is the cause's
+    cause = error.cause or error
+    return cause.message.strip().splitlines()[0] if cause.message else ""

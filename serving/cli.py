@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from serving.cli_common import DataDirOption, data_dir_of, echo, reviewer
+from serving.cli_entities import entities_app
 from warehouse.paths import DataDir
 
 app = typer.Typer(
@@ -38,20 +40,7 @@ encoder_app = typer.Typer(
 )
 app.add_typer(encoder_app, name="encoder")
 
-DataDirOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir", help="Data dir (default: AIMI_DATA_DIR or ./data).", show_default=False
-    ),
-]
-
-
-def _data(data_dir: Path | None) -> DataDir:
-    return DataDir.from_env(data_dir)
-
-
-def _echo(message: str, *, err: bool = False) -> None:
-    typer.echo(message, err=err)
+app.add_typer(entities_app, name="entities")
 
 
 @app.command()
@@ -68,17 +57,17 @@ def ingest(
 
     # pypdf logs every oddity of a damaged PDF; the quarantine report already says what failed
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    report = ingest_paths(_data(data_dir), paths)
-    _echo(report.summary())
+    report = ingest_paths(data_dir_of(data_dir), paths)
+    echo(report.summary())
     if report.quarantined:
-        _echo(f"quarantined {len(report.quarantined)}:", err=True)
+        echo(f"quarantined {len(report.quarantined)}:", err=True)
         for item in report.quarantined[:25]:
             where = f"{item.file}:{item.line}" if item.line else item.file
             field = f" [{item.field}]" if item.field else ""
-            _echo(f"  {where}{field} {item.reason}", err=True)
+            echo(f"  {where}{field} {item.reason}", err=True)
         if len(report.quarantined) > 25:
-            _echo(f"  ... {len(report.quarantined) - 25} more", err=True)
-        _echo("  (all of them: the `quarantine` table in the catalog)", err=True)
+            echo(f"  ... {len(report.quarantined) - 25} more", err=True)
+        echo("  (all of them: the `quarantine` table in the catalog)", err=True)
         raise typer.Exit(1 if report.accepted == 0 else 3)
 
 
@@ -109,7 +98,14 @@ def build(
 
         as_of = DEMO_AS_OF.isoformat()
     # Dagster runs in a child interpreter: the serving package never imports the pipelines.
-    command = [sys.executable, "-m", "pipelines", "build", "--data-dir", str(_data(data_dir).root)]
+    command = [
+        sys.executable,
+        "-m",
+        "pipelines",
+        "build",
+        "--data-dir",
+        str(data_dir_of(data_dir).root),
+    ]
     if as_of:
         command += ["--as-of", as_of]
     if reextract:
@@ -133,13 +129,13 @@ def demo_data(
     from demo import generate_demo_corpus
     from demo.files import GROUND_TRUTH_FILE, write_demo_corpus
 
-    data = _data(data_dir)
+    data = data_dir_of(data_dir)
     target = out or data.inbox / "demo"
     if if_absent and (data.table_path("sources").exists() or (target / GROUND_TRUTH_FILE).exists()):
-        _echo(f"demo data: {data.root} already has data; nothing written")
+        echo(f"demo data: {data.root} already has data; nothing written")
         return
     counts = write_demo_corpus(generate_demo_corpus(), target)
-    _echo(
+    echo(
         f"demo data: {counts['records']} records and {counts['markdown']} Markdown documents "
         f"in {target} (ground truth: {target / GROUND_TRUTH_FILE})"
     )
@@ -189,16 +185,16 @@ def serve(
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     threadpool_limits(1, user_api="blas")
 
-    data = _data(data_dir)
+    data = data_dir_of(data_dir)
     os.environ["AIMI_DATA_DIR"] = str(data.root)
     if dev:
         key = _dev_key(data)
         os.environ["AIMI_DEV_API_KEY"] = key
         base = f"http://{host}:{port}"
-        _echo(f"\n  aimi API on {base}   development key: {key}\n")
-        _echo(f"  curl {base}/v1/health")
-        _echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?limit=5"')
-        _echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?content_type=event&window=2w"\n')
+        echo(f"\n  aimi API on {base}   development key: {key}\n")
+        echo(f"  curl {base}/v1/health")
+        echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?limit=5"')
+        echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?content_type=event&window=2w"\n')
     uvicorn.run(
         "serving.app:create_app",
         factory=True,
@@ -225,7 +221,7 @@ def mcp(data_dir: DataDirOption = None) -> None:
     # stdout is the protocol: everything else (logs, warnings) goes to stderr
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     threadpool_limits(1, user_api="blas")
-    data = _data(data_dir)
+    data = data_dir_of(data_dir)
     store = SnapshotStore(data, poll_seconds=load_settings().snapshot_poll_seconds)
     store.start()
     embedder = QueryEmbedder()
@@ -281,13 +277,13 @@ def encoder_export(
         outcome = export_onnx(dest, precision=chosen, force=force)
     # any failure is reported as one line: search still works, on the torch encoder
     except Exception as exc:
-        _echo(f"encoder: export to {dest} failed ({type(exc).__name__}: {exc})", err=True)
+        echo(f"encoder: export to {dest} failed ({type(exc).__name__}: {exc})", err=True)
         raise typer.Exit(1) from exc
     sha = outcome.record.source_sha256[:12]
     if outcome.exported:
-        _echo(f"encoder: exported {dest} in {outcome.seconds:.1f} s (weights sha256 {sha}…)")
+        echo(f"encoder: exported {dest} in {outcome.seconds:.1f} s (weights sha256 {sha}…)")
     else:
-        _echo(f"encoder: {dest} is current (weights sha256 {sha}…); nothing to do")
+        echo(f"encoder: {dest} is current (weights sha256 {sha}…); nothing to do")
 
 
 def _log_config() -> dict[str, Any]:
@@ -317,9 +313,9 @@ def keys_create(
             f"tier {tier!r} is not configured; configured tiers: {', '.join(sorted(tiers))}",
             param_hint="--tier",
         )
-    record, plaintext = KeyStore(_data(data_dir).keys_file).create(name, tier)
-    _echo(plaintext)
-    _echo(
+    record, plaintext = KeyStore(data_dir_of(data_dir).keys_file).create(name, tier)
+    echo(plaintext)
+    echo(
         f"key_id {record.key_id} ({record.name}, tier {record.tier}); it is not shown again",
         err=True,
     )
@@ -330,9 +326,9 @@ def keys_list(data_dir: DataDirOption = None) -> None:
     """List keys (ids, names, tiers, state); secrets are never shown."""
     from serving.keys import KeyStore
 
-    for record in KeyStore(_data(data_dir).keys_file).list():
+    for record in KeyStore(data_dir_of(data_dir).keys_file).list():
         state = f"revoked {record.revoked_at}" if record.revoked_at else "active"
-        _echo(f"{record.key_id}\t{record.name}\t{record.tier}\t{record.created_at}\t{state}")
+        echo(f"{record.key_id}\t{record.name}\t{record.tier}\t{record.created_at}\t{state}")
 
 
 @keys_app.command("revoke")
@@ -343,14 +339,10 @@ def keys_revoke(
     """Revoke a key; requests with it get 401 from then on."""
     from serving.keys import KeyStore
 
-    if not KeyStore(_data(data_dir).keys_file).revoke(key_id):
-        _echo(f"no key with id {key_id!r}", err=True)
+    if not KeyStore(data_dir_of(data_dir).keys_file).revoke(key_id):
+        echo(f"no key with id {key_id!r}", err=True)
         raise typer.Exit(1)
-    _echo(f"revoked {key_id}")
-
-
-def _reviewer() -> str:
-    return os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
+    echo(f"revoked {key_id}")
 
 
 @review_app.command("list")
@@ -370,10 +362,10 @@ def review_list(
     from warehouse.reviews import read_reviews
     from warehouse.tables import read_table
 
-    data = _data(data_dir)
+    data = data_dir_of(data_dir)
     units = read_table(data, "units", UNITS)
     if units.is_empty():
-        _echo("no units yet: ingest sources and run `aimi build` first", err=True)
+        echo("no units yet: ingest sources and run `aimi build` first", err=True)
         raise typer.Exit(1)
     decided = latest_decisions(read_reviews(data)).select("unit_id")
     pending = units.join(decided, on="unit_id", how="anti").join(
@@ -387,12 +379,12 @@ def review_list(
     pending = pending.sort(
         ["published_at", "signal_id", "position"], descending=[True, True, False]
     )
-    _echo(f"{pending.height} unit(s) pending review", err=True)
+    echo(f"{pending.height} unit(s) pending review", err=True)
     for row in pending.head(limit).iter_rows(named=True):
         snippets = " | ".join(e["text"] for e in row["evidence"])
-        _echo(f"{row['unit_id']}  {row['role']:<8} {row['title']}")
-        _echo(f"    {row['text']}")
-        _echo(f"    evidence: {snippets}")
+        echo(f"{row['unit_id']}  {row['role']:<8} {row['title']}")
+        echo(f"    {row['text']}")
+        echo(f"    evidence: {snippets}")
 
 
 def _review(unit_ids: list[str], decision: str, note: str | None, data_dir: Path | None) -> None:
@@ -400,15 +392,15 @@ def _review(unit_ids: list[str], decision: str, note: str | None, data_dir: Path
     from warehouse.reviews import append_reviews
     from warehouse.tables import read_table
 
-    data = _data(data_dir)
+    data = data_dir_of(data_dir)
     known = set(read_table(data, "units", UNITS)["unit_id"].to_list())
     unknown = [u for u in unit_ids if u not in known]
     if unknown:
-        _echo(f"unknown unit id(s): {', '.join(unknown)} (see `aimi review list`)", err=True)
+        echo(f"unknown unit id(s): {', '.join(unknown)} (see `aimi review list`)", err=True)
         raise typer.Exit(1)
-    count = append_reviews(data, unit_ids, decision, reviewer=_reviewer(), note=note)
+    count = append_reviews(data, unit_ids, decision, reviewer=reviewer(), note=note)
     verb = "approved" if decision == "approve" else "rejected"
-    _echo(f"{verb} {count} unit(s); the next `aimi build` publishes it")
+    echo(f"{verb} {count} unit(s); the next `aimi build` publishes it")
 
 
 @review_app.command("approve")

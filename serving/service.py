@@ -94,8 +94,11 @@ ABOUT: dict[str, str] = {
         "null."
     ),
     "get_trending_entities": (
-        "Entities with at least 2 signals, reviewed set. `rising`: 4-week momentum above 0 and at"
-        " least 2 signals in the last complete week, by z-score; `hot`: by signals in the last "
+        "Entities with at least 2 signals, reviewed set. `rising`: the `direction` label's share"
+        " rule says Rising (the last 4 weeks' share of voice at least 1.25 times the 8 weeks' "
+        "before, or new there) and at least 2 signals in the last complete week, by z-score, "
+        "whatever the signal count: a rising entity is never labelled Declining or Stable; "
+        "`hot`: by signals in the last "
         "complete week; `consistent`: active in at least 9 of the 12 weeks, by persistence; "
         "`new`: first seen in the last 4 complete weeks, by signal count. Ties end on "
         "`entity_id`. Field names differ from the entity list (spec §4.7)."

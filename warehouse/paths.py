@@ -64,6 +64,11 @@ class DataDir:
         return self.root / "reviews.jsonl"
 
     @property
+    def entity_reviews_file(self) -> Path:
+        """Decisions on discovered entity names (``aimi entities review``)."""
+        return self.root / "entity_reviews.jsonl"
+
+    @property
     def dev_key_file(self) -> Path:
         return self.root / ".dev-api-key"
 

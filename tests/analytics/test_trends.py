@@ -19,24 +19,33 @@ from analytics.trends import (
     CONFIDENCE,
     COUNT,
     CURRENT_WEEK,
+    DECLINING,
     DIRECTION,
     FIRST_SEEN,
     KEY,
     MOMENTUM_4W,
+    NEW,
     NOTABILITY,
     NOTABILITY_REASONING,
     P_VALUE,
+    PRIOR_MENTIONS,
+    PRIOR_TOTAL,
+    RECENT_MENTIONS,
+    RECENT_TOTAL,
+    RISING,
     SCALE,
     SHARE_OF_VOICE,
     SHARE_OF_VOICE_HISTORY,
     SIGNAL_COUNT,
     STABILITY,
+    STABLE,
     STREAK,
     TOTAL,
     WEEK_START,
     Z_SCORE,
     Clock,
     Kind,
+    share_direction,
     trend_metrics,
     trending,
     weekly_counts,
@@ -342,6 +351,11 @@ def _metrics_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
         Z_SCORE: 0.0,
         SHARE_OF_VOICE: 0.0,
         ACTIVE_WEEKS: 0,
+        # shares: recent 4 of 100 signals against prior 4 of 200, r = 2 (rising)
+        RECENT_MENTIONS: 4,
+        PRIOR_MENTIONS: 4,
+        RECENT_TOTAL: 100,
+        PRIOR_TOTAL: 200,
     }
     return pl.DataFrame(
         [defaults | row for row in rows],
@@ -354,6 +368,10 @@ def _metrics_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
             Z_SCORE: pl.Float64,
             SHARE_OF_VOICE: pl.Float64,
             ACTIVE_WEEKS: pl.Int64,
+            RECENT_MENTIONS: pl.Int64,
+            PRIOR_MENTIONS: pl.Int64,
+            RECENT_TOTAL: pl.Int64,
+            PRIOR_TOTAL: pl.Int64,
         },
     )
 
@@ -370,13 +388,69 @@ def test_rising_filters_and_orders_equal_z_scores_by_momentum_then_id() -> None:
             {KEY: "d", Z_SCORE: 0.3, MOMENTUM_4W: 2.0, CURRENT_WEEK: 3},
             {KEY: "c", Z_SCORE: 0.3, MOMENTUM_4W: 2.0, CURRENT_WEEK: 2},
             {KEY: "top", Z_SCORE: 5.0, MOMENTUM_4W: 0.5, CURRENT_WEEK: 2},
-            {KEY: "flat", Z_SCORE: 9.0, MOMENTUM_4W: 0.0, CURRENT_WEEK: 5},
+            # equal shares (r = 1): Stable, however high the z-score
+            {KEY: "flat", Z_SCORE: 9.0, CURRENT_WEEK: 5, RECENT_MENTIONS: 2},
             {KEY: "quiet", Z_SCORE: 9.0, MOMENTUM_4W: 1.0, CURRENT_WEEK: 1},
             {KEY: "rare", Z_SCORE: 9.0, MOMENTUM_4W: 1.0, CURRENT_WEEK: 5, SIGNAL_COUNT: 1},
         ]
     )
     assert _keys(trending(metrics, "rising", CLOCK)) == ["top", "b", "c", "d", "a"]
     assert _keys(trending(metrics, "rising", CLOCK, limit=2)) == ["top", "b"]
+
+
+def test_rising_is_the_direction_labels_share_rule_at_its_edges() -> None:
+    # n1 = 100 recent signals, n2 = 200 prior: r = (k1/100) / (k2/200) = 2·k1/k2
+    metrics = _metrics_frame(
+        [
+            # r = 2·5/8 = 1.25 exactly: Rising (4·k1·n2 = 4000 ≥ 5·k2·n1 = 4000)
+            {KEY: "edge", RECENT_MENTIONS: 5, PRIOR_MENTIONS: 8, CURRENT_WEEK: 2},
+            # r = 2·5/9 = 1.11: Stable, not rising
+            {KEY: "below", RECENT_MENTIONS: 5, PRIOR_MENTIONS: 9, CURRENT_WEEK: 2},
+            # absent in the 8 prior weeks, present now: Rising
+            {KEY: "fresh", RECENT_MENTIONS: 3, PRIOR_MENTIONS: 0, CURRENT_WEEK: 2},
+            # a one-week blip inside a falling share (r = 2·6/40 = 0.3, Declining) with a big
+            # z-score and positive 4-week momentum: what the old rule listed
+            {
+                KEY: "blip",
+                RECENT_MENTIONS: 6,
+                PRIOR_MENTIONS: 40,
+                CURRENT_WEEK: 5,
+                Z_SCORE: 8.0,
+                MOMENTUM_4W: 4.0,
+            },
+            # rising share, but only one signal in W0
+            {KEY: "lone", RECENT_MENTIONS: 9, PRIOR_MENTIONS: 2, CURRENT_WEEK: 1},
+            # rising share at 3 signals: listed, whatever the signal count (labels need 8)
+            {KEY: "small", SIGNAL_COUNT: 3, RECENT_MENTIONS: 3, PRIOR_MENTIONS: 0, CURRENT_WEEK: 2},
+        ]
+    )
+    assert sorted(_keys(trending(metrics, "rising", CLOCK))) == ["edge", "fresh", "small"]
+    labels = dict(metrics.select(KEY, share_direction().alias("d")).iter_rows())
+    assert (labels["edge"], labels["below"], labels["blip"]) == (RISING, STABLE, DECLINING)
+
+
+def test_no_rising_entity_is_labelled_declining_or_stable() -> None:
+    corpus = Corpus()
+    week0 = CLOCK.week_start(0)
+    for week in range(12):
+        when = week0 - (11 - week) * _WEEK + timedelta(hours=1)
+        for i in range(30):
+            corpus.add(when, f"filler{i % 7}")
+        # loud early, quiet for 7 weeks, then one loud week at W0: its 4-week momentum and its
+        # z-score are positive, its share falls
+        for _ in range(20 if week < 4 else 25 if week == 11 else 1):
+            corpus.add(when, "blip")
+        # grows steadily
+        for _ in range(week // 2):
+            corpus.add(when, "grower")
+    metrics = corpus.metrics("entity")
+    frame = trend_metrics(*corpus.frames(), CLOCK, kind="entity")
+    rising = _keys(trending(frame, "rising", CLOCK))
+    assert "grower" in rising and "blip" not in rising
+    blip = metrics["blip"]
+    assert blip[DIRECTION] == DECLINING and blip[Z_SCORE] > 0 and blip[MOMENTUM_4W] > 0
+    for key in rising:
+        assert metrics[key][DIRECTION] in (RISING, NEW, None), key
 
 
 def test_hot_orders_by_current_week_then_share_then_id() -> None:

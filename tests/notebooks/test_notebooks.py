@@ -108,7 +108,11 @@ def test_entity_trends(demo_data_dir: DataDir, monkeypatch: pytest.MonkeyPatch) 
     by_rule = query(
         demo_data_dir,
         "SELECT t.key FROM entity_trends t JOIN entities e ON e.entity_id = t.key "
-        "WHERE e.reviewed AND t.signal_count >= 2 AND t.momentum_4w > 0 AND t.current_week >= 2",
+        "WHERE e.reviewed AND t.signal_count >= 2 AND t.current_week >= 2 "
+        # the share rule of the direction label, cross-multiplied: r >= 5/4, or new
+        "AND t.recent_mentions > 0 AND t.recent_total > 0 AND (t.prior_mentions = 0 "
+        "OR t.prior_total = 0 OR 4 * t.recent_mentions * t.prior_total "
+        ">= 5 * t.prior_mentions * t.recent_total)",
     )
     assert sorted(state["rising"]) == sorted(key for (key,) in by_rule) != []
 

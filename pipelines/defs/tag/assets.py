@@ -2,25 +2,42 @@
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
+from collections import Counter
+from collections.abc import Mapping
+
 import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.discovery import discover_candidates
 from analytics.entities import Entity
+from analytics.entity_review import (
+    ACCEPTED,
+    APPROVED,
+    CANDIDATE,
+    REGISTRY,
+    EntityReviewError,
+    apply_decisions,
+    reviewed_set,
+)
 from analytics.linking import EntityIndex, Linker
 from analytics.schema import ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
 from analytics.themes import tag_themes
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.metadata import markdown_table
 from pipelines.resources import AimiResource, LazyEmbedder
+from warehouse.entity_reviews import read_entity_reviews
 from warehouse.given_names import load_given_names
 from warehouse.registry import load_registry, registry_path
+from warehouse.reviews import ReviewFileError
 from warehouse.tables import read_table, write_table
 from warehouse.themes import load_theme_taxonomy
 
 
-def entities_frame(entities: list[Entity]) -> pl.DataFrame:
+def entities_frame(entities: list[Entity], status: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The ENTITIES table; ``status`` per entity id (registry entries and unknown ids:
+    ``registry`` when reviewed, else ``candidate``)."""
+    status = status or {}
     return pl.DataFrame(
         [
             {
@@ -32,6 +49,7 @@ def entities_frame(entities: list[Entity]) -> pl.DataFrame:
                 "family": e.family,
                 "wikipedia_url": e.wikipedia_url,
                 "reviewed": e.reviewed,
+                "status": status.get(e.entity_id, REGISTRY if e.reviewed else CANDIDATE),
             }
             for e in entities
         ],
@@ -44,10 +62,12 @@ def entities_frame(entities: list[Entity]) -> pl.DataFrame:
     deps=[signals, units],
     group_name="tag",
     description=(
-        "Entities: the registry (`registry/entities.yaml`, or `AIMI_REGISTRY`) plus names "
-        "discovered in the corpus (unreviewed), and their mentions — per signal (title and "
-        "text: cards and analytics) and per unit (the unit's own text: `Unit.entities` and "
-        "the search filter)."
+        "Entities: the registry (`registry/entities.yaml`, or `AIMI_REGISTRY`) with the "
+        "decisions of `aimi entities review` applied (approved names, merged aliases, rejected "
+        "names), plus names discovered in the corpus — cleaned, typed, attached to their "
+        "family; those seen in ≥ 3 signals on ≥ 2 days from ≥ 2 domains join the reviewed set "
+        "— and their mentions, per signal (title and text: cards and analytics) and per unit "
+        "(the unit's own text: `Unit.entities` and the search filter)."
     ),
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
@@ -56,28 +76,39 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
     registry = load_registry(registry_path())
-    known = {e.entity_id for e in registry}
-    # a discovered name never shadows a registry entry, whatever its slug
+    # a person's decisions first: merged names are aliases, approved names entities, and
+    # neither is discovered again
+    try:
+        known = apply_decisions(registry, read_entity_reviews(data))
+    except (ReviewFileError, EntityReviewError) as exc:
+        raise dg.Failure(
+            f"the entity reviews file cannot be applied: {exc}. Fix or remove the line "
+            f"({data.entity_reviews_file}); `aimi entities review` writes valid ones."
+        ) from exc
     candidates = discover_candidates(
         signal_frame,
-        Linker(registry),
+        Linker(known.entities),
         given_names=load_given_names(),
-        index=EntityIndex(registry),
+        index=EntityIndex(known.entities),
     )
-    discovered = [e for e in candidates if e.entity_id not in known]
-    everything = [*registry, *discovered]
+    everything, status = reviewed_set(known, candidates)
+    discovered = everything[len(known.entities) :]
     linker = Linker(everything)
     signal_entities = linker.link_signals(signal_frame)
     unit_entities = linker.link_units(
         read_table(data, "units", UNITS), signal_mentions=signal_entities
     )
-    write_table(data, "entities", entities_frame(everything))
+    write_table(data, "entities", entities_frame(everything, status))
     write_table(data, "signal_entities", signal_entities)
     write_table(data, "unit_entities", unit_entities)
+    counts = Counter(status.values())
     context.log.info(
-        "entities: %d in the registry, %d discovered; %d signal mentions, %d unit mentions",
-        len(registry),
+        "entities: %d in the registry, %d approved, %d discovered (%d accepted into the "
+        "reviewed set); %d signal mentions, %d unit mentions",
+        counts[REGISTRY],
+        counts[APPROVED],
         len(discovered),
+        counts[ACCEPTED],
         signal_entities.height,
         unit_entities.height,
     )
@@ -93,8 +124,12 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": signal_entities.height,
-            "registry_entities": len(registry),
+            "registry_entities": counts[REGISTRY],
+            "approved_entities": counts[APPROVED],
             "discovered_entities": len(discovered),
+            "accepted_entities": counts[ACCEPTED],
+            "merged_names": len(known.merged),
+            "rejected_names": len(known.rejected),
             "unit_mentions": unit_entities.height,
             "signals_with_an_entity": signal_entities["signal_id"].n_unique(),
             "top_entities": dg.MetadataValue.md(markdown_table(top)),
