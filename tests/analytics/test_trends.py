@@ -448,7 +448,8 @@ def test_no_rising_entity_is_labelled_declining_or_stable() -> None:
     rising = _keys(trending(frame, "rising", CLOCK))
     assert "grower" in rising and "blip" not in rising
     blip = metrics["blip"]
-    assert blip[DIRECTION] == DECLINING and blip[Z_SCORE] > 0 and blip[MOMENTUM_4W] > 0
+    assert blip[DIRECTION] == DECLINING
+    assert float(blip[Z_SCORE]) > 0 and float(blip[MOMENTUM_4W]) > 0  # type: ignore[arg-type]
     for key in rising:
         assert metrics[key][DIRECTION] in (RISING, NEW, None), key
 

@@ -73,7 +73,8 @@ def test_decisions_apply_at_the_next_build(data: DataDir) -> None:
     reject = found.row(0, named=True)
     merge = found.row(1, named=True)
     target = before.filter(pl.col("status") == REGISTRY).sort("name").row(0, named=True)
-    seq_before = int(served(data)["change_seq"].max())
+    seq_before = served(data)["change_seq"].max()
+    assert isinstance(seq_before, int)
     linked_before = linked(data, target["entity_id"])
 
     kind = "event" if approve["type"] != "event" else "other"
