@@ -61,6 +61,9 @@ MIN_CUES = 2
 CUE_MARGIN = 1.5
 # ... and, weighed against all candidates' contexts, this many times their rate
 CUE_LIFT = 1.5
+# a word that ends this many names whose first word is no given name is a product's head word
+# ("Studio", "Arena"), not a surname
+PRODUCT_HEAD_NAMES = 2
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]*(?:[-.'][A-Za-z0-9]+)*")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -347,13 +350,13 @@ def guess_type(
     *,
     baseline: dict[str, float] | None = None,
     index: EntityIndex | None = None,
-    mostly_lowercase: Callable[[str], bool] = _never_lowercase,
+    no_surname: Callable[[str], bool] = _never_lowercase,
 ) -> str:
     """The entity type ``name`` suggests, with the cue words around its mentions (``context``,
     lower-case word counts, weighed against ``baseline``), a list of given names, the registry
-    (``index``: a name that extends a registry product takes its type) and the corpus's
-    spelling (``mostly_lowercase``: a word the corpus writes in lower case more often than
-    not is no surname: "Song", "Vision"). See the module docstring."""
+    (``index``: a name that extends a registry product takes its type) and what the corpus says
+    of a word (``no_surname``: one it mostly writes in lower case, "Song", "Vision", or the
+    head of several product names, "Studio", "Arena"). See the module docstring."""
     tokens = name.split()
     folded = [t.lower() for t in tokens]
     context = context or Counter()
@@ -378,7 +381,7 @@ def guess_type(
     if (
         _person_shaped(tokens)
         and (given or cue == "person")
-        and not mostly_lowercase(tokens[-1])
+        and not no_surname(tokens[-1])
         and folded[-1] not in GEO_WORDS
     ):
         return "person"
@@ -502,6 +505,9 @@ def discover_candidates(
     ``index`` (the registry's), sorted by signal count then name. ``extra`` carries the
     counts: ``signals``, ``domains`` and ``days`` (distinct publication days)."""
     tallies: dict[str, _Tally] = defaultdict(_Tally)
+    # the last word of capitalized runs → their first words, when those are no given names:
+    # "Studio" ends "AI Studio", "LM Studio"…, a surname ends people's names
+    heads: defaultdict[str, set[str]] = defaultdict(set)
     lowercase_words: Counter[str] = Counter()
     capitalized_words: Counter[str] = Counter()
     bodies: list[tuple[str, str, str, str]] = []
@@ -543,6 +549,8 @@ def discover_candidates(
                 start = body.index(words[1], start + len(words[0]))
                 words = words[1:]
             name = body[start:end]
+            if len(words) > 1 and not (words[0] in given_names or _pinyin_name(words[:2])):
+                heads[words[-1].lower()].add(words[0].lower())
             if len(words) == 1 and not _single_word_name(words[0]):
                 continue
             if all(ordinary(w) for w in words) or (
@@ -594,7 +602,10 @@ def discover_candidates(
             given_names,
             baseline=baseline,
             index=index,
-            mostly_lowercase=lambda w: lowercase_words[w.lower()] > capitalized_words[w.lower()],
+            no_surname=lambda w: (
+                lowercase_words[w.lower()] > capitalized_words[w.lower()]
+                or len(heads[w.lower()]) >= PRODUCT_HEAD_NAMES
+            ),
         )
         key = f"{kind}:{slugify(name)}"
         if key in known_keys:

@@ -243,9 +243,7 @@ def test_the_context_types_what_the_name_does_not() -> None:
     assert guess_type("Figure Helix", startup, baseline=baseline) == "organization"
     assert guess_type("Figure Helix", plain, baseline=baseline) == "other"
     # a given name with a surname the corpus writes in lower case is no person: "Song"
-    assert guess_type("Tim Song", mostly_lowercase=lambda w: w == "Song", given_names=GIVEN) != (
-        "person"
-    )
+    assert guess_type("Tim Song", no_surname=lambda w: w == "Song", given_names=GIVEN) != ("person")
     assert guess_type("Tim Song", given_names=GIVEN) == "person"
 
 
@@ -308,3 +306,15 @@ def test_discovery_types_by_context_attaches_families_and_counts_days() -> None:
     assert (qwen.type, qwen.family) == ("model", public_id_for("model:qwen"))
     assert qwen.extra == {"signals": "4", "domains": "4", "days": "3"}
     assert by_name["Quoc Le"].type == "person"
+
+
+def test_a_word_that_heads_several_product_names_is_no_surname() -> None:
+    # "Tim" is a given name, but "Studio" ends "Vela Studio" and "Orbit Studio" too
+    texts = [
+        "Tim Studio shipped; Vela Studio and Orbit Studio followed. Tim Brooks agreed.",
+        "Tim Studio again, beside Vela Studio and Orbit Studio. Tim Brooks said so.",
+    ]
+    signals = pl.DataFrame({"signal_id": ["s1", "s2"], "text": texts, "domain": ["a.com", "b.com"]})
+    found = names(discover_candidates(signals, LINKER, given_names=GIVEN))
+    assert found["Tim Brooks"] == "person"
+    assert found["Tim Studio"] != "person"
