@@ -277,6 +277,12 @@ def rejection(name: str) -> str | None:
     return None
 
 
+def discovered_id(name: str) -> str:
+    """A discovered name's public id: from its slug alone, so that typing it differently in a
+    later build (better rules, more context) keeps the id; approving it keeps it too."""
+    return public_id_for(f"discovered:{slugify(name)}")
+
+
 def _cue_type(context: Counter[str], baseline: dict[str, float] | None = None) -> str | None:
     """The type the context's cue words name clearly, or None. With ``baseline`` (each type's
     cue hits per context word over all candidates), a type's hits are weighed by how much more
@@ -612,7 +618,8 @@ def discover_candidates(
             continue
         found.append(
             Entity(
-                entity_id=public_id_for(key),
+                # from the name alone: a name keeps its id when its type is guessed anew
+                entity_id=discovered_id(name),
                 key=key,
                 name=name,
                 type=kind,
