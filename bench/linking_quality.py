@@ -1,4 +1,5 @@
-"""Mention-linking quality and throughput: CrossNER-AI dev gold spans and AINews 2025 memo labels.
+"""Mention-linking quality and throughput: CrossNER-AI dev gold spans and AINews memo labels
+(2024 and 2025).
 
 Usage: .venv/bin/python bench/linking_quality.py ../shared/data [--registry registry/entities.yaml]
 Prints Markdown for docs/quality.md. Reads ../shared in place and writes nothing.
@@ -12,17 +13,36 @@ Definitions
   mentions; mentions on untagged text count as wrong. Recall = gold organisation, person,
   researcher and product spans overlapped by a mention of a matching type / all such spans. A
   second, lenient precision counts a mention on any gold span.
-- AINews 2025 memos (``kind == "memo"``): the linker runs over title and text; a label of
-  ``labels.companies`` (or ``labels.models``) is found when it equals the slug of the name, an
-  alias or the key of a linked entity, also after dropping a trailing company word
-  (``perplexity-ai`` = ``perplexity``) and with hyphens dropped (``huggingface`` =
-  ``hugging-face``), since some labels are handles. Recall = found (memo, label) pairs / all
-  pairs. A missed label is a *registry gap* when no registry entry slugs to it, a *not in text*
-  label when an entry does but none of its surface forms occurs in the memo in any case (the
-  labels are the newsletter's own tags, not all of them are in the summary), and a *linking miss*
-  otherwise (a boundary, case rule or guard refused it, or a longer form won: the memo names
-  ``DeepSeek-V3``, the model, not ``DeepSeek``). A second companies row also credits the developer
-  (``extra["org"]``) of each linked entity, as the newsletter's tags do.
+- AINews memos (``kind == "memo"`` in ``ainews/ainews-<year>.jsonl``, one table row per year and
+  label field): the linker runs over title and text; a label of ``labels.companies`` (or
+  ``labels.models``) is found when it equals the slug of the name, an alias or the key of a
+  linked entity, also after dropping a trailing company word (``perplexity-ai`` = ``perplexity``)
+  and with hyphens dropped (``huggingface`` = ``hugging-face``), since some labels are handles.
+  Recall = found (memo, label) pairs / all pairs.
+- *Name in text.* A (memo, label) pair has its name in the text when the memo's title or text
+  (Unicode dashes, quotes and spaces read as ASCII) contains, as a whole word (not preceded or
+  followed by a letter, digit or underscore) and in any case,
+  (i) a surface form of a registry entry that slugs to the label as above, or
+  (ii) the label's own words: its slug, also without a trailing company word when three
+  characters or more remain, each also run together (``morph-labs``, ``morph``, ``morphlabs``;
+  a run-together handle keeps its company word: ``openai`` is not read as ``open``), with each
+  hyphen read as any run of spaces, hyphens, dots, underscores or slashes (``z-ai`` matches
+  ``Z.ai``, ``lux-capital`` matches ``Lux Capital``).
+  Inside a surface form, a space or hyphen likewise matches any run of spaces or hyphens, as in
+  the linker. A pair found by the linker always has its name in the text. *Recall, name in
+  text* = found pairs with the name in the text / pairs with the name in the text: the tags the
+  newsletter adds for a company its summary never names (``openai`` on a memo that does not say
+  OpenAI) are left out.
+- A missed label is a *registry gap* when no registry entry slugs to it (the count of those with
+  the name in the text by (ii) is given in brackets: the gaps a registry addition can close), a
+  *not in text* label when an entry does but neither (i) nor (ii) holds (the labels are the
+  newsletter's own tags, not all of them are in the summary), and a *linking miss* otherwise (a
+  boundary, case rule or guard refused it, or a longer form won: the memo names
+  ``DeepSeek-V3``, the model, not ``DeepSeek``). Recall, name in text, thus counts found pairs
+  against found pairs + registry gaps in text + linking misses. A second companies row also
+  credits the developer (``extra["org"]``) of each linked entity, as the newsletter's tags do;
+  there a label found only through a developer and without its name in the text counts in
+  neither part of the name-in-text recall.
 """
 
 from __future__ import annotations
@@ -33,11 +53,11 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from analytics.entities import Entity
-from analytics.linking import Linker
+from analytics.linking import Linker, normalize_text
 
 GOLD_TYPES: dict[str, frozenset[str]] = {
     "organisation": frozenset({"organization"}),
@@ -57,6 +77,11 @@ COMPANY_WORDS = frozenset(
     "ai inc labs lab systems technologies technology research corp corporation co hq".split()
 )
 _SLUG = re.compile(r"[^a-z0-9]+")
+_SEPARATOR_RUN = re.compile(r"[\s\-]+")
+# "Name in text": inside a surface form a space or hyphen matches a run of either (as in the
+# linker); inside a label's slug a hyphen also matches dots, underscores and slashes.
+_TEXT_SEPARATOR = r"[\s\-]+"
+_SLUG_SEPARATOR = r"[\s\-._/]+"
 
 
 def slug(text: str) -> str:
@@ -195,9 +220,67 @@ def entity_slugs(entity: Entity) -> set[str]:
     return set().union(*(variants(f) for f in forms))
 
 
+def _whole_word(pattern: str) -> str:
+    return rf"(?<!\w){pattern}(?!\w)"
+
+
+def own_words(label: str) -> set[str]:
+    """The label's own words as a slug: itself and without a trailing company word (if three
+    characters or more remain), each also run together (``morph-labs``, ``morph``,
+    ``morphlabs``). Unlike ``variants``, no company word is cut off a run-together handle:
+    ``openai`` does not give ``open``."""
+    base = slug(label)
+    found = {base} | ({core(base)} if len(core(base)) >= 3 else set())
+    return (found | {v.replace("-", "") for v in found}) - {""}
+
+
+def name_pattern(label: str, candidates: Iterable[Entity]) -> re.Pattern[str] | None:
+    """Where the label's name occurs in lowered, normalized text: a surface form of an entry
+    that slugs to it, or one of its own slug variants (see "Name in text" above)."""
+    alternatives = {
+        _TEXT_SEPARATOR.join(map(re.escape, _SEPARATOR_RUN.split(form.text.lower().strip())))
+        for entity in candidates
+        for form in entity.surface_forms()
+        if form.text.strip()
+    }
+    alternatives |= {
+        _SLUG_SEPARATOR.join(map(re.escape, words.split("-"))) for words in own_words(label)
+    }
+    if not alternatives:
+        return None
+    ordered = sorted(alternatives, key=lambda a: (-len(a), a))  # deterministic
+    return re.compile(_whole_word("(?:" + "|".join(ordered) + ")"))
+
+
+@dataclass
+class LabelRecall:
+    """Counts of one label field over one set of memos (see the module docstring)."""
+
+    pairs: int = 0
+    found: int = 0
+    named: int = 0  # pairs with the name in the text
+    found_named: int = 0
+    gaps: Counter[str] = field(default_factory=Counter)
+    gaps_named: Counter[str] = field(default_factory=Counter)
+    absent: Counter[str] = field(default_factory=Counter)
+    misses: Counter[str] = field(default_factory=Counter)
+
+    def row(self, label: str) -> str:
+        return (
+            f"| {label} | {ratio(self.found, self.pairs)} | "
+            f"{ratio(self.found_named, self.named)} | "
+            f"{sum(self.gaps.values())} ({sum(self.gaps_named.values())}) | "
+            f"{sum(self.absent.values())} | {sum(self.misses.values())} |"
+        )
+
+
+def ratio(part: int, whole: int) -> str:
+    return f"{part / max(whole, 1):.3f} ({part}/{whole})"
+
+
 def memo_recall(
-    linker: Linker, memos: Sequence[dict[str, object]], field: str, *, implied: bool = False
-) -> tuple[list[str], Counter[str], Counter[str]]:
+    linker: Linker, memos: Sequence[dict[str, object]], field_name: str, *, implied: bool = False
+) -> LabelRecall:
     """Label recall; with ``implied``, a linked entity's ``extra["org"]`` (its developer) counts
     as linked too, since the newsletter tags DeepSeek on a memo that only names DeepSeek-V3."""
     by_ref = {e.key: e for e in linker.entities.values()} | dict(linker.entities)
@@ -205,40 +288,48 @@ def memo_recall(
     for entity in linker.entities.values():
         for s in entity_slugs(entity):
             registry_slugs.setdefault(s, []).append(entity)
-    found = pairs = 0
-    gaps: Counter[str] = Counter()
-    absent: Counter[str] = Counter()
-    misses: Counter[str] = Counter()
+    patterns: dict[str, re.Pattern[str] | None] = {}
+    result = LabelRecall()
     for memo in memos:
         labels = memo.get("labels") or {}
-        wanted = labels.get(field, []) if isinstance(labels, dict) else []
+        wanted = labels.get(field_name, []) if isinstance(labels, dict) else []
         text = f"{memo.get('title') or ''}\n{memo.get('text') or ''}"
+        literal: set[str] = set()
         linked: set[str] = set()
         for entity_id in linker.entity_ids(text):
             entity = linker.entities[entity_id]
-            linked |= entity_slugs(entity)
+            literal |= entity_slugs(entity)
             for ref in entity.extra.get("org", "").split(",") if implied else ():
                 if ref.strip() in by_ref:
                     linked |= entity_slugs(by_ref[ref.strip()])
-        lowered = text.lower()
+        linked |= literal
+        lowered = normalize_text(text).lower()
         for label in wanted:
-            pairs += 1
+            candidates = list(
+                {
+                    e.entity_id: e for v in variants(label) for e in registry_slugs.get(v, [])
+                }.values()
+            )
+            if label not in patterns:
+                patterns[label] = name_pattern(label, candidates)
+            pattern = patterns[label]
+            named = bool(variants(label) & literal) or (
+                pattern is not None and pattern.search(lowered) is not None
+            )
+            result.pairs += 1
+            result.named += named
             if variants(label) & linked:
-                found += 1
-                continue
-            candidates = [e for v in variants(label) for e in registry_slugs.get(v, [])]
-            if not candidates:
-                gaps[label] += 1
-            elif any(a.text.lower() in lowered for e in candidates for a in e.surface_forms()):
-                misses[label] += 1
+                result.found += 1
+                result.found_named += named
+            elif not candidates:
+                result.gaps[label] += 1
+                if named:
+                    result.gaps_named[label] += 1
+            elif named:
+                result.misses[label] += 1
             else:
-                absent[label] += 1
-    row = f"`labels.{field}`" + (" + developer orgs" if implied else "")
-    lines = [
-        f"| {row} | {found / max(pairs, 1):.3f} ({found}/{pairs}) | "
-        f"{sum(gaps.values())} | {sum(absent.values())} | {sum(misses.values())} |"
-    ]
-    return lines, gaps, misses
+                result.absent[label] += 1
+    return result
 
 
 def top(counter: Counter[str], n: int) -> str:
@@ -254,6 +345,13 @@ def throughput(linker: Linker, texts: Iterable[str]) -> tuple[int, float, int]:
     return chars, time.perf_counter() - started, mentions
 
 
+YEARS = (2024, 2025)
+
+
+def read_records(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
 def measure(entities: Sequence[Entity], shared: Path) -> list[str]:
     started = time.perf_counter()
     linker = Linker(entities)
@@ -265,32 +363,50 @@ def measure(entities: Sequence[Entity], shared: Path) -> list[str]:
         "### CrossNER-AI dev\n",
         *crossner(linker, read_conll(shared / "crossner-ai" / "dev.txt")),
     ]
-    records = [
-        json.loads(line)
-        for line in (shared / "ainews" / "ainews-2025.jsonl").read_text().splitlines()
-    ]
-    memos = [r for r in records if r.get("kind") == "memo"]
+    records_by_year = {
+        year: read_records(shared / "ainews" / f"ainews-{year}.jsonl")
+        for year in YEARS
+        if (shared / "ainews" / f"ainews-{year}.jsonl").exists()
+    }
+    memos_by_year = {
+        year: [r for r in records if r.get("kind") == "memo"]
+        for year, records in records_by_year.items()
+    }
+    counts = ", ".join(f"{year}: {len(memos)}" for year, memos in memos_by_year.items())
     lines += [
-        f"\n### AINews 2025 memos ({len(memos)})\n",
-        "| labels | recall | registry gaps | not in text | linking misses |",
-        "|---|---|---|---|---|",
+        f"\n### AINews memos ({counts})\n",
+        "| year | labels | recall | recall, name in text | registry gaps (name in text) "
+        "| not in text | linking misses |",
+        "|---|---|---|---|---|---|---|",
     ]
     notes = []
-    for field in ("companies", "models"):
-        rows, gaps, misses = memo_recall(linker, memos, field)
-        lines += rows
-        if field == "companies":
-            lines += memo_recall(linker, memos, field, implied=True)[0]
-        notes.append(f"\nMost frequent `{field}` registry gaps: {top(gaps, 40)}.")
-        notes.append(f"\nMost frequent `{field}` linking misses: {top(misses, 15)}.")
+    for year, memos in memos_by_year.items():
+        for field_name in ("companies", "models"):
+            result = memo_recall(linker, memos, field_name)
+            lines.append(result.row(f"{year} | `labels.{field_name}`"))
+            if field_name == "companies":
+                implied = memo_recall(linker, memos, field_name, implied=True)
+                lines.append(implied.row(f"{year} | `labels.{field_name}` + developer orgs"))
+            notes.append(
+                f"\n{year}: most frequent `{field_name}` registry gaps with the name in the "
+                f"text: {top(result.gaps_named, 40)}."
+            )
+            notes.append(
+                f"\n{year}: most frequent `{field_name}` registry gaps: {top(result.gaps, 40)}."
+            )
+            notes.append(
+                f"\n{year}: most frequent `{field_name}` linking misses: {top(result.misses, 15)}."
+            )
     lines += notes
-    texts = [f"{r.get('title') or ''}\n{r.get('text') or ''}" for r in records]
-    chars, seconds, mentions = throughput(linker, texts)
-    lines.append(
-        f"\n### Throughput\n\nAll {len(texts)} AINews 2025 records (title + text, "
-        f"{chars / 1e6:.2f} M characters): {seconds:.2f} s, {chars / seconds / 1e6:.2f} M "
-        f"characters/s, {mentions} mentions (one process, one core)."
-    )
+    if 2025 in records_by_year:
+        records = records_by_year[2025]
+        texts = [f"{r.get('title') or ''}\n{r.get('text') or ''}" for r in records]
+        chars, seconds, mentions = throughput(linker, texts)
+        lines.append(
+            f"\n### Throughput\n\nAll {len(texts)} AINews 2025 records (title + text, "
+            f"{chars / 1e6:.2f} M characters): {seconds:.2f} s, {chars / seconds / 1e6:.2f} M "
+            f"characters/s, {mentions} mentions (one process, one core)."
+        )
     return lines
 
 

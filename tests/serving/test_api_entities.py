@@ -209,8 +209,11 @@ def test_trending_modes_follow_their_rules(api: TestClient, truth: dict[str, Any
     rising = trending(api, mode="rising", limit=50)
     assert rising
     for item in rising:
-        assert item["trend"]["momentum_4w"] > 0 and item["trend"]["current_week"] >= 2
+        assert item["trend"]["current_week"] >= 2
         assert item["signal_count"] >= 2 and len(item["trend"]["share_of_voice_history"]) == 12
+        # the direction label's rule: a rising entity is never labelled Declining or Stable
+        profile = api.get(f"/v1/entities/{quote(item['entity_id'], safe='')}").json()
+        assert profile["direction"] in ("Rising", "New", None), item["display_name"]
     z = [item["trend"]["z_score"] for item in rising]
     assert z == sorted(z, reverse=True)
     assert set(truth["entities"]["rising"]) & {item["display_name"] for item in rising[:10]}
