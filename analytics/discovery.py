@@ -374,33 +374,36 @@ def guess_type(
         return "hardware"
     if (len(tokens) > 1 and folded[-1] in EVENT_HEADS) or _VENUE_YEAR.fullmatch(name):
         return "event"
+    cue = _cue_type(context, baseline)
+    given = tokens[0] in given_names or folded[0] in GIVEN_NAMES or _pinyin_name(tokens)
+    person = (
+        _person_shaped(tokens)
+        and (given or cue == "person")
+        and not no_surname(tokens[-1])
+        and folded[-1] not in GEO_WORDS
+    )
+    # a person before a registry stem: "Ray Kurzweil" is no version of the Ray framework
+    if person:
+        return "person"
     if (entry := _stem_entry(name, index)) is not None:
         return entry.type
-    cue = _cue_type(context, baseline)
     if any(_YEAR.match(t) for t in tokens):  # "AIME 2025", "ICLR 2025": benchmarks, venues
         return "event" if cue == "event" else "other"
     if folded[0].split("-")[0] in LICENCE_NAMES:  # "Apache 2.0" is versioned, not a model
         return "other"
     if any(_PARAMETERS.search(t) for t in tokens):  # "ReasonFlux-32B", "Mixtral-8x22B"
         return "model"
-    given = tokens[0] in given_names or folded[0] in GIVEN_NAMES or _pinyin_name(tokens)
-    if (
-        _person_shaped(tokens)
-        and (given or cue == "person")
-        and not no_surname(tokens[-1])
-        and folded[-1] not in GEO_WORDS
-    ):
-        return "person"
     if len(tokens) > 1 and (folded[-1] in GEO_WORDS or folded[0] in GEO_WORDS):
         return "location"
     software = (_SEMVER.match(t) or _SOFTWARE_VERSION.fullmatch(t) for t in tokens)
     if any(software) or _SIZED.fullmatch(tokens[-1]) or _BENCHMARK_HEAD.match(name):
         return "other"
-    if cue is not None and cue != "person":
+    versioned = any(_VERSION.match(t) or _MIXED.match(t) for t in tokens)
+    # organizations and events carry no version numbers: their cues cannot make one of a
+    # versioned name ("Sonnet 3.5" near "Anthropic raised…" is still a model)
+    if cue is not None and cue != "person" and not (versioned and cue in ("organization", "event")):
         return cue
-    if any(_VERSION.match(t) or _MIXED.match(t) for t in tokens):
-        return "model"
-    return "other"
+    return "model" if versioned else "other"
 
 
 def family_of(name: str, kind: str, index: EntityIndex) -> str | None:
