@@ -70,6 +70,7 @@ def test_warehouse_imports_only_schemas_and_pure_helpers_from_analytics() -> Non
         "analytics.embedding",  # the Embedder protocol the MiniLM loader implements
         "analytics.entities",  # the Entity model the registry file holds
         "analytics.themes",  # the canonical labels and the taxonomy the theme file holds
+        "analytics.entity_review",  # the decision model the entity reviews file holds
     }
     used = {
         module
