@@ -2,15 +2,19 @@
 
 ``LexicalDecomposer`` (``lexical-1``) is the first extractor: one central statement (``thesis``
 for an analysis, ``synopsis`` for an event) and atomic ``claim`` sentences; sources ingested
-before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-2``) is the current one: the central
-statement by embedding centrality, 3 to 6 MMR-chosen arguments for analyses long enough to
-carry them, and atomic claims. Both hand their drafts to the verifier (``analytics.verify``).
+before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-3``) is the current one: the central
+statement by embedding centrality among the sentences that stand on their own
+(``analytics.standalone``; a leading discourse marker is dropped), in transcripts among the
+guests' sentences rather than the host's questions and framing, 3 to 6 MMR-chosen arguments
+for analyses long enough to carry them, and atomic claims. Both hand their drafts to the
+verifier (``analytics.verify``).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Protocol
@@ -20,6 +24,7 @@ import numpy as np
 from analytics.claims import MAX_CLAIM_WORDS, MIN_CLAIM_WORDS, atomic_spans, claim_weight
 from analytics.claims import is_factual as is_factual_claim
 from analytics.embedding import Embedder, FloatMatrix
+from analytics.standalone import leans_on_context, without_marker
 from analytics.text import (
     SNIPPET_MAX_CHARS,
     Sentence,
@@ -28,6 +33,7 @@ from analytics.text import (
     split_document,
     split_sentences,
 )
+from analytics.transcripts import speaker_labels
 from analytics.urls import stable_id
 from analytics.verify import (
     Rejection,
@@ -58,7 +64,9 @@ __all__ = [
 ]
 
 EXTRACTION_VERSION = "lexical-1"
-CURRENT_EXTRACTION_VERSION = "embed-2"
+# embed-3 (issue 17): central statements that stand on their own, and in transcripts the
+# guests' sentences rather than the host's questions and framing
+CURRENT_EXTRACTION_VERSION = "embed-3"
 # Spec §2.3: sources ingested from this instant on get the current extraction.
 EXTRACTION_CUTOVER = datetime(2026, 4, 28, tzinfo=UTC)
 
@@ -239,9 +247,14 @@ MAX_STATEMENT_WORDS = 80
 _META = re.compile(
     r"^\W*(?:welcome\b|thanks? (?:you )?for|today,? (?:we|i)(?:'re| are| will|'ll)?|"
     r"in this (?:episode|post|essay|article|piece|issue|video)|this week,? (?:we|i)|"
-    r"(?:my|our) guest|joining (?:me|us))",
+    r"(?:my|our) guest|joining (?:me|us)|let'?s (?:get (?:into|started)|dive|jump|talk)|"
+    r"before we (?:get|begin|start|dive))"
+    # sponsor reads anywhere in the sentence
+    r"|\b(?:brought to you by|sponsored by|(?:our|today'?s) sponsors?\b|promo code)",
     re.I,
 )
+# a speaker whose sentences are questions at least this often is the host (an interviewer)
+HOST_QUESTION_SHARE = 0.25
 _TERMINAL = re.compile(r"[.!?…][\"'”’)\]]*$")
 _DANGLING = re.compile(r"[:,;(\[—–-]$")
 
@@ -299,6 +312,67 @@ def argument_count(eligible_besides_central: int) -> int:
     return min(MAX_ARGUMENTS, MIN_ARGUMENTS + extra)
 
 
+def _speakers(text: str, sentences: list[Sentence]) -> list[str | None]:
+    """Each sentence's speaker in a transcript (the last turn label before it), else None."""
+    labels = speaker_labels(text)
+    if not labels:
+        return [None] * len(sentences)
+    starts = [start for start, _ in labels]
+    found: list[str | None] = []
+    for sentence in sentences:
+        at = bisect_right(starts, sentence.start) - 1
+        found.append(labels[at][1] if at >= 0 else None)
+    return found
+
+
+def _hosts(sentences: list[Sentence], speakers: list[str | None]) -> set[str]:
+    """The interviewers of a transcript: speakers whose sentences are questions at least
+    ``HOST_QUESTION_SHARE`` of the time, when someone else asks less (a monologue has no host).
+    """
+    said: Counter[str] = Counter()
+    asked: Counter[str] = Counter()
+    for sentence, speaker in zip(sentences, speakers, strict=True):
+        if speaker is not None:
+            said[speaker] += 1
+            asked[speaker] += _is_question(sentence.text)
+    share = {speaker: asked[speaker] / said[speaker] for speaker in said}
+    hosts = {speaker for speaker, value in share.items() if value >= HOST_QUESTION_SHARE}
+    return hosts if hosts and len(hosts) < len(share) else set()
+
+
+def stands_alone(sentence: Sentence) -> bool:
+    """Readable without the text around it, once a leading discourse marker is dropped."""
+    return leans_on_context(without_marker(sentence.text)) is None
+
+
+def _candidates(text: str) -> tuple[list[Sentence], list[int], list[int]]:
+    """The document's sentences, the indices eligible as statements (in a transcript, the
+    guests' when they have any: a host's questions, intros and segues are not the point), and
+    those of them that stand alone (the central statement's pool when it is not empty)."""
+    sentences = split_document(text)
+    eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
+    speakers = _speakers(text, sentences)
+    hosts = _hosts(sentences, speakers)
+    if hosts:
+        guests = [i for i in eligible if speakers[i] not in hosts]
+        eligible = guests or eligible
+    standalone = [i for i in eligible if stands_alone(sentences[i])]
+    return sentences, eligible, standalone
+
+
+def _central_draft(role: str, sentence: Sentence) -> UnitDraft:
+    """The central statement of ``sentence``: without a leading discourse marker ("So, the
+    bottleneck is power." → "The bottleneck is power."); its evidence stays verbatim."""
+    text = without_marker(sentence.text)
+    if text is sentence.text:
+        return _draft(role, sentence.text, sentence.start)
+    cut = len(sentence.text) - len(text)
+    verbatim = sentence.text[cut:]
+    snippet_text, truncated = snippet(verbatim, SNIPPET_MAX_CHARS)
+    start = sentence.start + cut
+    return UnitDraft(role, text, start, start + len(text), (Snippet(snippet_text, truncated),))
+
+
 class EmbeddingDecomposer:
     """The current extractor: embedding centrality, MMR arguments, atomic claims.
 
@@ -315,17 +389,15 @@ class EmbeddingDecomposer:
     def texts_to_embed(self, content_type: str, text: str) -> list[str]:
         """The texts ``decompose`` will pass to ``embed`` for this document (often none), so a
         caller can embed many documents' sentences in one batched pass beforehand."""
-        sentences = split_document(text)
-        eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
+        sentences, eligible, _ = _candidates(text)
         if content_type == "event" or len(eligible) <= 2:
             return []
         return [sentences[i].text for i in eligible]
 
     def decompose(self, content_type: str, text: str) -> list[UnitDraft]:
-        sentences = split_document(text)
+        sentences, eligible, standalone = _candidates(text)
         if not sentences:
             return []
-        eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
         role = "synopsis" if content_type == "event" else "thesis"
         vectors: FloatMatrix | None = None
         # keep in step with texts_to_embed: the same condition decides whether to embed
@@ -333,14 +405,17 @@ class EmbeddingDecomposer:
             fallback = _fallback_central(sentences)
             central = sentences.index(fallback) if fallback is not None else None
         elif content_type == "event" or len(eligible) <= 2:
-            central = eligible[0]  # the lead; too little text to weigh centrality
+            # the lead, or the first sentence that stands alone; too little text to weigh
+            # centrality
+            central = (standalone or eligible)[0]
         else:
             vectors = self.embed([sentences[i].text for i in eligible])
-            central = eligible[_most_central_row(vectors)]
+            allowed = [eligible.index(i) for i in standalone] or None
+            central = eligible[_most_central_row(vectors, allowed)]
         units: list[UnitDraft] = []
         used: set[int] = set()
         if central is not None:
-            units.append(_draft(role, sentences[central].text, sentences[central].start))
+            units.append(_central_draft(role, sentences[central]))
             used.add(central)
         if content_type != "event" and vectors is not None and central is not None:
             groups = _arguments(sentences, eligible, vectors, eligible.index(central))
@@ -371,14 +446,18 @@ class EmbeddingDecomposer:
         return [draft for _, _, draft in sorted(kept, key=lambda f: f[1])]
 
 
-def _most_central_row(vectors: FloatMatrix) -> int:
-    """Row closest to the document's mean direction, with a mild early-position prior."""
+def _most_central_row(vectors: FloatMatrix, allowed: list[int] | None = None) -> int:
+    """Row closest to the document's mean direction, with a mild early-position prior; among
+    the ``allowed`` rows when given (the mean is still every row's)."""
     mean = vectors.mean(axis=0)
     norm = float(np.linalg.norm(mean)) or 1.0
     centrality = vectors @ (mean / norm)
     n = len(vectors)
     prior = 1.0 - POSITION_PRIOR * np.arange(n, dtype=np.float32) / max(n - 1, 1)
-    return int(np.argmax(centrality * prior))
+    score = centrality * prior
+    if allowed:
+        return max(allowed, key=lambda row: (float(score[row]), -row))
+    return int(np.argmax(score))
 
 
 def _arguments(

@@ -81,6 +81,9 @@ _NOISE_CODE = re.compile(
     re.IGNORECASE,
 )
 _POSSESSIVE = re.compile(r"'s?$")
+# a name made an adjective: GPT-4-level, Llama-class, o1-style
+_LIKE = re.compile(r"-(?:level|class|style|like|based|grade|tier|sized|scale)$", re.IGNORECASE)
+_WILDCARD = re.compile(r"\d\.[xX]\b")
 # a hyphenated adjective: AI-native, MatMul-free, AI-generated
 _ADJECTIVE = re.compile(r"\w+-[a-z]{3,}")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n]|\s[-*•]|\()\s*$")
@@ -264,10 +267,15 @@ def rejection(name: str) -> str | None:
         return "plural"
     if len(tokens) > 1 and folded[-1] in METHOD_HEADS:
         return "method"
-    if len(tokens) > 1 and (
-        folded[0] in GENERIC_ACRONYMS or _ADJECTIVE.fullmatch(tokens[0]) or folded[-1] in HEADS
-    ):
+    if (
+        len(tokens) > 1
+        and (
+            folded[0] in GENERIC_ACRONYMS or _ADJECTIVE.fullmatch(tokens[0]) or folded[-1] in HEADS
+        )
+    ) or _LIKE.search(tokens[-1]):
         return "descriptor"
+    if _WILDCARD.search(name):  # "Llama-3.x": every version, no one thing
+        return "fragment"
     if (
         len(tokens) > 1
         and folded[0] in TIER_WORDS
@@ -333,12 +341,15 @@ def _never_lowercase(word: str) -> bool:
 
 
 def _stem_entry(name: str, index: EntityIndex | None) -> Entity | None:
-    """The registry entry ``name``'s leading words, or the letters of its first word before a
-    version (``Qwen3.8-27B`` → ``Qwen``), name: longest first; products and models only."""
+    """The registry entry ``name``'s leading words, its first word's leading hyphenated parts
+    (``GPT-5.1-Codex`` → ``GPT-5.1``), or the letters of its first word before a version
+    (``Qwen3.8-27B`` → ``Qwen``) name: longest first; products and models only."""
     if index is None:
         return None
     tokens = name.split()
     prefixes = [" ".join(tokens[:n]) for n in range(len(tokens) - 1, 0, -1)]
+    parts = tokens[0].split("-")  # "GPT-5.1-Codex" → "GPT-5.1", "GPT"
+    prefixes += ["-".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]
     stem = re.match(r"[A-Za-z]+(?:-[A-Za-z]+)*?(?=[-.\s]?v?\d)", tokens[0])
     if stem and len(stem.group()) >= 2:
         prefixes.append(stem.group())
@@ -567,7 +578,14 @@ def discover_candidates(
                 and all(w.lower() in DEMONYMS or ordinary(w) for w in words[:-1])
             ):
                 continue
-            if any(m.start < end and start < m.end for m in mentions):
+            touching = [m for m in mentions if m.start < end and start < m.end]
+            # a registry name may open a new variant glued to it ("GPT-5.1-Codex",
+            # "Qwen3-Coder"): one word whose registry prefix ends at a hyphen; any other
+            # contact with a registry mention ("OpenAI Codex", "Meta's AI") is no new name
+            if touching and not (
+                len(words) == 1
+                and all(m.start == start and m.end < end and body[m.end] == "-" for m in touching)
+            ):
                 continue
             tally = tallies[name.lower()]
             tally.surfaces[name] += 1

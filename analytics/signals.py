@@ -193,7 +193,7 @@ def extract_units(
 ) -> Extraction:
     """Decompose signals into verified units, reusing earlier work where it still holds.
 
-    Each signal gets the current extractor (``embed-2``, which needs ``embed``) if its source
+    Each signal gets the current extractor (``embed-3``, which needs ``embed``) if its source
     was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
     (spec §2.3); ``force`` gives every signal the current one. Without an embedder, every
     signal gets ``lexical-1``. A signal whose content and chosen extractor are those of its

@@ -41,6 +41,11 @@ def format_timestamp(seconds: int) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d}"
 
 
+def speaker_labels(text: str) -> list[tuple[int, str]]:
+    """Where each turn label starts in ``text``, and whose it is, in order."""
+    return [(m.start(), m.group("speaker").strip()) for m in _LABEL.finditer(text)]
+
+
 def parse_turns(text: str) -> list[Turn]:
     """Every labelled turn in order; text between two labels belongs to the first.
 

@@ -165,8 +165,12 @@ def _extractively_supported(unit: UnitDraft, normalized_source: str) -> bool:
     the evidence locates is the unit itself.
     """
     text = normalize_ws(unit.text)
-    return text in normalized_source and any(
-        normalize_ws(item.text) in text for item in unit.evidence
+    # a statement that drops a leading discourse marker starts with a capital the source
+    # wrote in lower case ("So, the bottleneck…" → "The bottleneck…")
+    in_source = text in normalized_source or (text[:1].lower() + text[1:] in normalized_source)
+    return in_source and any(
+        normalize_ws(item.text) in text or normalize_ws(item.text) in text[:1].lower() + text[1:]
+        for item in unit.evidence
     )
 
 

@@ -7,12 +7,14 @@ Usage: .venv/bin/python bench/entities/trending_new.py DATA_DIR [--as-of 2025-03
 
 ``DATA_DIR`` holds the AINews corpus ingested (``aimi ingest ../shared/data/ainews/*.jsonl``);
 each date is one ``aimi build --as-of`` into it (incremental: units are kept, entities and trends
-are computed again). A label is *found* when an entity of the build (registry, approved or
-discovered) has a name or alias whose slug equals the label (also with hyphens dropped:
-``gpt4o`` = ``gpt-4o``); it is *in new* when that entity, or a member of its family, has a
-``mode=new`` rank (the full list, not the first page). Also checked: no entity of the ``rising``
-list is labelled ``Declining`` or ``Stable``. Prints Markdown; dates default to four Mondays of
-2025, so that W-3…W0 are exactly the four weeks before ``as_of``.
+are computed again). A label names an entity of the build (registry, approved or discovered)
+when one of its names or aliases slugs to it (also with hyphens dropped: ``gpt4o`` =
+``gpt-4o``); labels that name the same entity are one model (the newsletter tags one model with
+several strings), first labelled when any of them first is; a label that names no entity is a
+model of its own, and a miss. A model is *in new* when its entity, or a member of its family,
+has a ``mode=new`` rank (the full list, not the first page). Also checked: no entity of the
+``rising`` list is labelled ``Declining`` or ``Stable``. Prints Markdown; dates default to four
+Mondays of 2025, so that W-3…W0 are exactly the four weeks before ``as_of``.
 """
 
 from __future__ import annotations
@@ -62,31 +64,39 @@ def slugs(entities: pl.DataFrame) -> dict[str, str]:
 def check(
     data: DataDir, as_of: datetime, memos: list[tuple[datetime, list[str]]]
 ) -> dict[str, Any]:
+    entities = read_table(data, "entities", ENTITIES)
+    profiles = pl.read_parquet(data.table_path("entity_profiles"))
+    by_slug = slugs(entities)
+    names = dict(entities.select("entity_id", "name").iter_rows())
+    family = dict(entities.select("entity_id", "family").iter_rows())
+    in_new = set(profiles.filter(pl.col("rank_new").is_not_null())["entity_id"])
+
+    def model_of(label: str) -> str:
+        """The entity a label names, else the label itself: the newsletter tags one model
+        with several strings ("claude-4.5-sonnet", "sonnet-4.5"), and a model is first
+        labelled when any of them first is."""
+        return by_slug.get(label) or by_slug.get(label.replace("-", "")) or f"label:{label}"
+
     first: dict[str, datetime] = {}
     count: dict[str, int] = defaultdict(int)
     for when, labels in memos:
         if when >= as_of:
             break
-        for label in set(labels):
-            first.setdefault(label, when)
-            count[label] += 1
+        for model in {model_of(label) for label in labels}:
+            first.setdefault(model, when)
+            count[model] += 1
     fresh = sorted(
-        label for label, when in first.items() if when >= as_of - WINDOW and count[label] >= 2
+        model for model, when in first.items() if when >= as_of - WINDOW and count[model] >= 2
     )
-    entities = read_table(data, "entities", ENTITIES)
-    profiles = pl.read_parquet(data.table_path("entity_profiles"))
-    by_slug = slugs(entities)
-    family = dict(entities.select("entity_id", "family").iter_rows())
-    in_new = set(profiles.filter(pl.col("rank_new").is_not_null())["entity_id"])
     rows = []
-    for label in fresh:
-        entity_id = by_slug.get(label) or by_slug.get(label.replace("-", ""))
-        members = {e for e, f in family.items() if f == entity_id} | {entity_id}
+    for model in fresh:
+        found = not model.startswith("label:")
+        members = {e for e, f in family.items() if f == model} | {model}
         rows.append(
             {
-                "label": label,
-                "entity": entity_id,
-                "in_new": bool(entity_id) and bool(members & in_new),
+                "model": names.get(model, model),
+                "entity": model if found else None,
+                "in_new": found and bool(members & in_new),
             }
         )
     rising = profiles.filter(pl.col("rank_rising").is_not_null())
@@ -99,7 +109,7 @@ def check(
         "new_list": len(in_new),
         "rising": rising.height,
         "rising_labelled_declining_or_stable": contradicted["name"].to_list(),
-        "missed": [r["label"] for r in rows if not r["in_new"]],
+        "missed": [r["model"] for r in rows if not r["in_new"]],
         "rows": rows,
     }
 

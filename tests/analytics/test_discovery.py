@@ -193,6 +193,8 @@ def test_discovered_keys_use_the_registry_slug_rule() -> None:
         ("Pro Max", "fragment"),
         ("Large 2", "fragment"),
         ("System 2", "fragment"),
+        ("GPT-4-level", "descriptor"),
+        ("Llama-3.x", "fragment"),
     ],
 )
 def test_cleaning_rejects_what_is_no_entity(name: str, why: str) -> None:
@@ -327,3 +329,20 @@ def test_a_word_that_heads_several_product_names_is_no_surname() -> None:
     found = names(discover_candidates(signals, LINKER, given_names=GIVEN))
     assert found["Tim Brooks"] == "person"
     assert found["Tim Studio"] != "person"
+
+
+def test_a_new_variant_glued_to_a_registry_name_is_discovered_into_its_family() -> None:
+    gpt51 = Entity(public_id_for("model:gpt-5.1"), "model:gpt-5.1", "GPT-5.1", "model")
+    registry = [*REGISTRY, gpt51]
+    signals = corpus(
+        ("a.com", "GPT-5.1-Codex ships today; GPT-5.1 itself is older. OpenAI Codex too."),
+        ("b.com", "We tried GPT-5.1-Codex on a refactor, Qwen3.8-Coder on tests."),
+        ("c.com", "Qwen3.8-Coder and GPT-5.1-Codex lead; Qwen3.8-Coder is open."),
+    )
+    found = {
+        e.name: e
+        for e in discover_candidates(signals, Linker(registry), index=EntityIndex(registry))
+    }
+    assert found["GPT-5.1-Codex"].family == gpt51.entity_id
+    assert found["Qwen3.8-Coder"].family == public_id_for("model:qwen")
+    assert "GPT-5.1" not in found and "OpenAI Codex" not in found

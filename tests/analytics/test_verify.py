@@ -122,3 +122,25 @@ def test_abstractive_units_are_checked_against_the_located_passage(minilm: Embed
 
 def test_rejection_counts_cover_every_rule() -> None:
     assert rejection_counts([]) == dict.fromkeys(RULES, 0)
+
+
+def test_a_statement_that_dropped_its_marker_is_still_extractive() -> None:
+    source = "Intro line here. So, the bottleneck is power for every new campus."
+    dropped = UnitDraft(
+        "thesis",
+        "The bottleneck is power for every new campus.",
+        21,
+        66,
+        (Snippet("the bottleneck is power for every", False),),
+    )
+    accepted, rejected = verify_units([dropped], source)
+    assert accepted == [dropped] and not rejected
+    # only the first letter may differ: another change is no longer the source's words
+    changed = UnitDraft(
+        "thesis",
+        "The Bottleneck is power for every new campus.",
+        21,
+        66,
+        (Snippet("the bottleneck is power for every", False),),
+    )
+    assert [r.rule for r in verify_units([changed], source)[1]] == ["unsupported"]

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from analytics.decompose import CURRENT_EXTRACTION_VERSION
 from pipelines.build import build
 from warehouse.ingest import ingest_paths
 from warehouse.paths import DataDir
@@ -88,7 +89,7 @@ def test_rebuilds_reuse_work_and_number_only_real_changes(tmp_path: Path) -> Non
     versions = extractions(data)
     by_title = dict(first.select("title", "signal_id").iter_rows())
     assert versions[by_title["Capex is a bet on distribution (0)"]] == "lexical-1"
-    assert versions[by_title["Capex is a bet on distribution (1)"]] == "embed-2"
+    assert versions[by_title["Capex is a bet on distribution (1)"]] == CURRENT_EXTRACTION_VERSION
     units = pl.read_parquet(data.table_path("units"))
     late_roles = units.filter(pl.col("signal_id") == by_title["Capex is a bet on distribution (1)"])
     early_roles = units.filter(
@@ -120,6 +121,6 @@ def test_rebuilds_reuse_work_and_number_only_real_changes(tmp_path: Path) -> Non
 
     # a forced re-extraction upgrades the early source, and it reappears in the feed once
     build(data, as_of=AS_OF, persistent=False, force_reextract=True)
-    assert set(extractions(data).values()) == {"embed-2"}
+    assert set(extractions(data).values()) == {CURRENT_EXTRACTION_VERSION}
     forced = dict(served(data).select("signal_id", "change_seq").iter_rows())
     assert forced[by_title["Capex is a bet on distribution (0)"]] > new[moved[0]]

@@ -1,0 +1,54 @@
+"""Whether a sentence stands on its own: questions, short ones, discourse markers and leading
+pronouns lean on missing context; a leading marker can be dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from analytics.standalone import leans_on_context, without_marker
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # the examples of issue 17, from podcast segments the project never saw
+        ("So you two have built a bunch of AI products yourself.", "discourse_marker"),
+        ("And I feel that is going to be creating a lot of value with AI.", "discourse_marker"),
+        (
+            "This is a very good exercise before you start building any AI product.",
+            "pronoun",
+        ),
+        ("Why does everyone keep saying memory is the bottleneck?", "question"),
+        ("It scales.", "short"),
+        ("Yeah, and so the cost of inference keeps falling every year.", "discourse_marker"),
+        ("They said the cluster would be ready by the spring of next year.", "pronoun"),
+        ("That's the reason the margins of inference providers keep shrinking.", "pronoun"),
+    ],
+)
+def test_what_leans_on_context(text: str, why: str) -> None:
+    assert leans_on_context(text) == why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nvidia sold more data-center GPUs than ever in the quarter.",
+        "Android is the largest mobile platform with billions of users.",  # not "And"
+        "So-called reasoning models cost more to serve than chat models.",  # not "So"
+        "There is no moat in model weights alone, only in distribution.",  # existential
+        "Token prices for frontier models fell by 80 percent in a year.",
+    ],
+)
+def test_what_stands_alone(text: str) -> None:
+    assert leans_on_context(text) is None
+
+
+def test_without_marker_drops_leading_markers_and_capitalizes() -> None:
+    assert without_marker("So, the bottleneck is power for every lab.") == (
+        "The bottleneck is power for every lab."
+    )
+    assert without_marker("Well, yeah, and so the cost keeps falling.") == "The cost keeps falling."
+    assert without_marker("I mean, GPUs are scarce this year.") == "GPUs are scarce this year."
+    text = "Nvidia sold more GPUs."
+    assert without_marker(text) is text
+    assert without_marker("So.") == "So."  # nothing would be left
