@@ -9,7 +9,8 @@ Usage: .venv/bin/python bench/units_context.py ../shared/data [--episodes 55] [-
 The podcasts (distinct episodes: some files repeat another's video URL) are ingested, segmented
 into topic segments and decomposed as a build does; the demo corpus is decomposed as generated.
 Prints Markdown for docs/quality.md. ``--sample F`` writes, for hand-judging, every podcast
-segment's central statement with its segment's first 600 characters (JSON lines, seed-shuffled).
+segment's central statement with its segment's text (first 4,000 characters; JSON lines,
+seed-shuffled).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def main() -> None:
                             "signal_id": row["signal_id"],
                             "title": row["title"],
                             "central": row["central"],
-                            "segment_start": row["text"][:600],
+                            "segment": row["text"][:4000],
                         },
                         ensure_ascii=False,
                     )
