@@ -2,7 +2,8 @@
 the text around it: it must be a declarative, self-contained sentence.
 
 ``leans_on_context`` names why a sentence does not (``question``, ``short``,
-``discourse_marker``, ``pronoun``), or returns None; ``without_marker`` drops a leading
+``discourse_marker``, ``pronoun``, ``back_reference``, ``quoted_or_trailing``, ``anecdote``), or
+returns None; ``without_marker`` drops a leading
 discourse marker ("So, the bottleneck is power." → "The bottleneck is power."), so a good
 sentence that opens with one can still be used while its evidence snippet stays verbatim. The
 same rule measures the extractor (``bench/units_context.py``) and selects its statements
@@ -50,6 +51,13 @@ DISCOURSE_MARKERS = (
     "of course",
     "and so",
     "but then",
+    "by the way",
+    "on one side",
+    "on the other side",
+    "on the other hand",
+    "obviously",
+    "let's",
+    "let us",
 )
 # words whose referent is in an earlier sentence when they open one ("It scales.", "This is why
 # …", "They said …"); "there" (existential) and first and second person are not
@@ -64,6 +72,36 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _FIRST_WORD = re.compile(r"^\W*([A-Za-z]+(?:['’][a-z]+)?)")
+# a demonstrative or personal pronoun standing for something said before, anywhere: "that's
+# where…", "this is why…", "they were…"; or a demonstrative pointing back at a noun ("this
+# aspect", "those tools"; "this year" and other times are not; "that" is left out: it is far
+# more often a conjunction, "I think that engineers…")
+_BACK_REFERENCE = re.compile(
+    r"\b(?:it|this|that|these|those|they|he|she)(?:['’]s|['’]re|\s+(?:is|was|are|were|will|"
+    r"would|can|could|means|meant|has|had|does|did|seems|makes|made|gets|got|goes|went|"
+    r"happens|happened)\b)"
+    r"|\b(?:this|these|those)\s+(?!(?:year|week|month|quarter|time|morning|decade|"
+    r"century|season|summer|winter|spring|fall|autumn|day|point in time)s?\b)(?:[a-z]+)\b"
+    r"(?!\s+(?:is|was|are|were)\b)",
+    re.IGNORECASE,
+)
+# "there" pointing at a place or a topic named before ("what we've done there"), not the
+# existential "there is"; and a personal pronoun early in the sentence, before it could have
+# named what it stands for ("What they really need…", "I'm seeing it on…")
+_DEICTIC = re.compile(
+    r"(?<!^)(?<![.!?]\s)\bthere\b(?!\s*(?:is|are|was|were|['’]s|['’]re|will|would|might|may|could|"
+    r"has|have|had|seems|seem|remains?)\b)",
+    re.IGNORECASE,
+)
+_EARLY_PRONOUN = re.compile(r"^(?:\W*\S+){0,4}?\W*\b(?:they|them|it)\b(?!['’]s\s)", re.IGNORECASE)
+# reported speech: what someone said, quoted, is rarely the point a speaker makes
+_QUOTED = re.compile(r"[\"“”]")
+# a first-person story: "I called…", "I remember…", "We tried…"
+_ANECDOTE = re.compile(
+    r"^\W*(?:i|we)\s+(?:\w+ly\s+)?(?:called|said|told|remember|felt|was|were|went|had|tried|"
+    r"thought|asked|got|did|started|decided|met|saw|used to)\b",
+    re.IGNORECASE,
+)
 
 
 def is_question(text: str) -> bool:
@@ -86,7 +124,10 @@ def without_marker(text: str) -> str:
 def leans_on_context(text: str) -> str | None:
     """Why ``text`` cannot stand alone, or None. Checked in order: ``question``, ``short``
     (fewer than 6 words), ``discourse_marker`` (opens with one), ``pronoun`` (opens with a
-    word whose referent is in an earlier sentence)."""
+    word whose referent is in an earlier sentence), ``back_reference`` (a pronoun standing for
+    something said before, or a demonstrative pointing back at a noun, anywhere: "that's
+    where…", "this aspect"), ``quoted_or_trailing`` (quoted speech, or trailing off),
+    ``anecdote`` (a first-person story: "I called…", "We tried…")."""
     if is_question(text):
         return "question"
     if len(text.split()) < MIN_STANDALONE_WORDS:
@@ -96,4 +137,10 @@ def leans_on_context(text: str) -> str | None:
     first = _FIRST_WORD.match(text)
     if first is not None and first.group(1).lower().replace("’", "'") in _ANAPHORS:
         return "pronoun"
+    if _BACK_REFERENCE.search(text) or _DEICTIC.search(text) or _EARLY_PRONOUN.match(text):
+        return "back_reference"
+    if _QUOTED.search(text) or "..." in text or "…" in text:
+        return "quoted_or_trailing"
+    if _ANECDOTE.match(text):
+        return "anecdote"
     return None

@@ -23,6 +23,21 @@ from analytics.standalone import leans_on_context, without_marker
         ("Yeah, and so the cost of inference keeps falling every year.", "discourse_marker"),
         ("They said the cluster would be ready by the spring of next year.", "pronoun"),
         ("That's the reason the margins of inference providers keep shrinking.", "pronoun"),
+        # judged on podcast segments: references back to what was said before
+        ("I think that's where engineering is probably heading towards.", "back_reference"),
+        ("Leaders keep thinking about this aspect of their personal growth.", "back_reference"),
+        (
+            "The specific things that we've done there, one is just traditional SEO.",
+            "back_reference",
+        ),
+        ("What they really need is experts across every area of the models.", "back_reference"),
+        ("By the way, you won't be able to deliver unless you use AI at work.", "discourse_marker"),
+        ("Let's start with the planes on the screen right now.", "discourse_marker"),
+        (
+            'Analysts said, "Ship the prototype by Friday and measure the results."',
+            "quoted_or_trailing",
+        ),
+        ("I remember the first time we trained a model on a single GPU.", "anecdote"),
     ],
 )
 def test_what_leans_on_context(text: str, why: str) -> None:
@@ -37,6 +52,9 @@ def test_what_leans_on_context(text: str, why: str) -> None:
         "So-called reasoning models cost more to serve than chat models.",  # not "So"
         "There is no moat in model weights alone, only in distribution.",  # existential
         "Token prices for frontier models fell by 80 percent in a year.",
+        "I think that engineers will be able to do much more with coding agents.",  # conjunction
+        "There is no evidence that scaling laws have stopped working this year.",
+        "Prompt engineering is a very human skill that anyone can learn.",
     ],
 )
 def test_what_stands_alone(text: str) -> None:
