@@ -88,13 +88,20 @@ def test_s8_search_limit_default_10(api: TestClient) -> None:
 
 def test_s8_diversity_cap_default_2(api: TestClient, details: dict[str, Json]) -> None:
     """§8 / §4.2 `diversity_cap` 1–100, default 2: maximum units per source article."""
-    richest = max(details.values(), key=lambda d: (len(d["units"]), d["signal_id"]))
-    q = " ".join(u["text"] for u in richest["units"][:3])[:1000]
 
     def per_signal(found: list[Json]) -> int:
         return max(Counter(h["citation"]["signal_id"] for h in found).values())
 
-    assert per_signal(hits(api, q=q, limit=50, diversity_cap=100)) > 2, "the cap must bind"
+    # a query made of a rich signal's own units, for which the cap binds: many demo sentences
+    # recur across signals and collapse onto their earliest copy, so not every rich signal's
+    # units come back under it
+    richest = sorted(details.values(), key=lambda d: (-len(d["units"]), d["signal_id"]))[:20]
+    queries = (" ".join(u["text"] for u in d["units"][:3])[:1000] for d in richest)
+    q = next(
+        (q for q in queries if per_signal(hits(api, q=q, limit=50, diversity_cap=100)) > 2),
+        None,
+    )
+    assert q is not None, "the cap must bind for one of the 20 richest signals"
     default = hits(api, q=q, limit=50)
     assert per_signal(default) == 2
     assert default == hits(api, q=q, limit=50, diversity_cap=2)
