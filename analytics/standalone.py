@@ -80,7 +80,7 @@ _BACK_REFERENCE = re.compile(
     r"\b(?:it|this|that|these|those|they|he|she)(?:['’]s|['’]re|\s+(?:is|was|are|were|will|"
     r"would|can|could|means|meant|has|had|does|did|seems|makes|made|gets|got|goes|went|"
     r"happens|happened)\b)"
-    r"|\b(?:this|these|those)\s+(?!(?:year|week|month|quarter|time|morning|decade|"
+    r"|\b(?:this|these|those)\s+(?!(?:year|week|month|quarter|time|morning|decade|cycle|era|"
     r"century|season|summer|winter|spring|fall|autumn|day|point in time)s?\b)(?:[a-z]+)\b"
     r"(?!\s+(?:is|was|are|were)\b)",
     re.IGNORECASE,
