@@ -79,12 +79,27 @@ _FIRST_WORD = re.compile(r"^\W*([A-Za-z]+(?:['’][a-z]+)?)")
 _BACK_REFERENCE = re.compile(
     r"\b(?:it|this|that|these|those|they|he|she)(?:['’]s|['’]re|\s+(?:is|was|are|were|will|"
     r"would|can|could|means|meant|has|had|does|did|seems|makes|made|gets|got|goes|went|"
-    r"happens|happened)\b)"
-    r"|\b(?:this|these|those)\s+(?!(?:year|week|month|quarter|time|morning|decade|cycle|era|"
-    r"century|season|summer|winter|spring|fall|autumn|day|point in time)s?\b)(?:[a-z]+)\b"
+    r"happens|happened)\b)",
+    re.IGNORECASE,
+)
+_POINTING = re.compile(
+    r"\b(?:this|these|those)\s+(?!(?:year|week|month|quarter|time|morning|decade|cycle|era|"
+    r"century|season|summer|winter|spring|fall|autumn|day|point in time)s?\b)([a-z]+)\b"
     r"(?!\s+(?:is|was|are|were)\b)",
     re.IGNORECASE,
 )
+
+
+def _points_back(text: str) -> bool:
+    """A demonstrative whose noun the sentence has not named before it ("this aspect"; not
+    "short-lived chips … the revenue those chips generate")."""
+    for match in _POINTING.finditer(text):
+        noun = match.group(1).lower().rstrip("s")
+        if noun not in text[: match.start()].lower():
+            return True
+    return False
+
+
 # "there" pointing at a place or a topic named before ("what we've done there"), not the
 # existential "there is"; and a personal pronoun early in the sentence, before it could have
 # named what it stands for ("What they really need…", "I'm seeing it on…")
@@ -137,7 +152,12 @@ def leans_on_context(text: str) -> str | None:
     first = _FIRST_WORD.match(text)
     if first is not None and first.group(1).lower().replace("’", "'") in _ANAPHORS:
         return "pronoun"
-    if _BACK_REFERENCE.search(text) or _DEICTIC.search(text) or _EARLY_PRONOUN.match(text):
+    if (
+        _BACK_REFERENCE.search(text)
+        or _points_back(text)
+        or _DEICTIC.search(text)
+        or _EARLY_PRONOUN.match(text)
+    ):
         return "back_reference"
     if _QUOTED.search(text) or "..." in text or "…" in text:
         return "quoted_or_trailing"
