@@ -133,6 +133,8 @@ def without_marker(text: str) -> str:
         rest = rest[match.end() :]
     if rest is text or not rest.strip():
         return text
+    if rest[1:2].isupper():  # "iPhone", "eBay": a brand keeps its lower-case first letter
+        return rest
     return rest[:1].upper() + rest[1:]
 
 

@@ -70,3 +70,6 @@ def test_without_marker_drops_leading_markers_and_capitalizes() -> None:
     text = "Nvidia sold more GPUs."
     assert without_marker(text) is text
     assert without_marker("So.") == "So."  # nothing would be left
+    assert without_marker("So, iPhone sales fell in China this year.") == (
+        "iPhone sales fell in China this year."
+    )
