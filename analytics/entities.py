@@ -6,8 +6,9 @@ import base64
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 EntityType = Literal[
     "organization",
@@ -79,3 +80,18 @@ def is_internal_key(value: str) -> bool:
     """``organization:openai``-style keys: the entity path rejects them (spec §4.6)."""
     prefix, sep, rest = value.partition(":")
     return bool(sep) and prefix in ENTITY_TYPES and bool(rest) and not value.startswith("ent:")
+
+
+def entity_from_row(row: Mapping[str, Any]) -> Entity:
+    """An ``Entity`` from a row of the ENTITIES table (``analytics.schema``), as a build writes
+    it and a snapshot holds it."""
+    return Entity(
+        entity_id=row["entity_id"],
+        key=row["key"],
+        name=row["name"],
+        type=row["type"],
+        aliases=tuple(Alias(a["text"], a["case"]) for a in row["aliases"] or []),
+        family=row["family"],
+        wikipedia_url=row["wikipedia_url"],
+        reviewed=bool(row["reviewed"]),
+    )

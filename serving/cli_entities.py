@@ -47,23 +47,6 @@ def _entities(data: DataDir) -> pl.DataFrame:
     return entities
 
 
-def _as_entities(frame: pl.DataFrame) -> list[Entity]:
-    from analytics.entities import Alias, Entity
-
-    return [
-        Entity(
-            entity_id=row["entity_id"],
-            key=row["key"],
-            name=row["name"],
-            type=row["type"],
-            aliases=tuple(Alias(a["text"], a["case"]) for a in row["aliases"] or []),
-            family=row["family"],
-            reviewed=bool(row["reviewed"]),
-        )
-        for row in frame.iter_rows(named=True)
-    ]
-
-
 def _discovered(data: DataDir, name: str) -> dict[str, object]:
     """The discovered (candidate or accepted) entity named ``name`` in the last build."""
     import polars as pl
@@ -89,11 +72,17 @@ def _resolve(data: DataDir, query: str, what: str) -> Entity:
     """A registry or approved entity by id, name or alias."""
     import polars as pl
 
+    from analytics.entities import entity_from_row
     from analytics.entity_review import APPROVED, REGISTRY
     from analytics.linking import EntityIndex
 
     entities = _entities(data)
-    known = _as_entities(entities.filter(pl.col("status").is_in([REGISTRY, APPROVED])))
+    known = [
+        entity_from_row(row)
+        for row in entities.filter(pl.col("status").is_in([REGISTRY, APPROVED])).iter_rows(
+            named=True
+        )
+    ]
     found = EntityIndex(known).resolve(query)
     if found is None:
         echo(f"{what} {query!r} is no registry or approved entity", err=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from analytics.entities import Alias, Entity
+from analytics.entities import Entity, entity_from_row
 from analytics.linking import EntityIndex
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
@@ -300,19 +300,7 @@ def _rows_by_member(lists: list[list[str] | None]) -> dict[str, Int64Array]:
 def _entities(opened: OpenedSnapshot) -> list[Entity]:
     if "entities" not in opened.manifest.tables:
         return []
-    return [
-        Entity(
-            entity_id=row["entity_id"],
-            key=row["key"],
-            name=row["name"],
-            type=row["type"],
-            aliases=tuple(Alias(a["text"], a["case"]) for a in row["aliases"] or []),
-            family=row["family"],
-            wikipedia_url=row["wikipedia_url"],
-            reviewed=row["reviewed"],
-        )
-        for row in opened.read_table("entities").iter_rows(named=True)
-    ]
+    return [entity_from_row(row) for row in opened.read_table("entities").iter_rows(named=True)]
 
 
 class SnapshotStore:
