@@ -47,13 +47,12 @@ def _entities(data: DataDir) -> pl.DataFrame:
     return entities
 
 
-def _discovered(data: DataDir, name: str) -> dict[str, object]:
+def _discovered(entities: pl.DataFrame, name: str) -> dict[str, object]:
     """The discovered (candidate or accepted) entity named ``name`` in the last build."""
     import polars as pl
 
     from analytics.entity_review import ACCEPTED, CANDIDATE, fold
 
-    entities = _entities(data)
     match = entities.filter(
         pl.col("status").is_in([CANDIDATE, ACCEPTED])
         & (pl.col("name").str.to_lowercase() == fold(name))
@@ -68,7 +67,7 @@ def _discovered(data: DataDir, name: str) -> dict[str, object]:
     return match.row(0, named=True)
 
 
-def _resolve(data: DataDir, query: str, what: str) -> Entity:
+def _resolve(entities: pl.DataFrame, query: str, what: str) -> Entity:
     """A registry or approved entity by id, name or alias."""
     import polars as pl
 
@@ -76,7 +75,6 @@ def _resolve(data: DataDir, query: str, what: str) -> Entity:
     from analytics.entity_review import APPROVED, REGISTRY
     from analytics.linking import EntityIndex
 
-    entities = _entities(data)
     known = [
         entity_from_row(row)
         for row in entities.filter(pl.col("status").is_in([REGISTRY, APPROVED])).iter_rows(
@@ -187,13 +185,14 @@ def review_approve(
     from warehouse.entity_reviews import append_entity_review
 
     data = _data(data_dir)
-    found = _discovered(data, name)
+    entities = _entities(data)
+    found = _discovered(entities, name)
     kind = entity_type or str(found["type"])
     if kind not in ENTITY_TYPES:
         raise typer.BadParameter(
             f"{kind!r} is not one of {', '.join(ENTITY_TYPES)}", param_hint="--type"
         )
-    family_id = _resolve(data, family, "family").entity_id if family else found["family"]
+    family_id = _resolve(entities, family, "family").entity_id if family else found["family"]
     append_entity_review(
         data,
         str(found["name"]),
@@ -227,8 +226,9 @@ def review_merge(
     from warehouse.entity_reviews import append_entity_review
 
     data = _data(data_dir)
-    found = _discovered(data, name)
-    target = _resolve(data, into, "entity")
+    entities = _entities(data)
+    found = _discovered(entities, name)
+    target = _resolve(entities, into, "entity")
     append_entity_review(
         data,
         str(found["name"]),
@@ -251,6 +251,6 @@ def review_reject(
     from warehouse.entity_reviews import append_entity_review
 
     data = _data(data_dir)
-    found = _discovered(data, name)
+    found = _discovered(_entities(data), name)
     append_entity_review(data, str(found["name"]), "reject", reviewer=reviewer(), note=note)
     echo(f"rejected {found['name']}; the next `aimi build` removes it")
