@@ -501,9 +501,9 @@ def _single_word_name(word: str) -> bool:
 
 
 def _sentence_start(body: str, start: int) -> bool:
-    return _SENTENCE_END.search(body, 0, start) is not None and bool(
-        _SENTENCE_END.search(body[max(0, start - 3) : start])
-    )
+    """Whether ``start`` opens a sentence: the text before it ends in sentence punctuation, a
+    newline, a bullet or a bracket, and whitespace (or it is the start of the body)."""
+    return _SENTENCE_END.search(body, 0, start) is not None
 
 
 def _day(value: object) -> str:
