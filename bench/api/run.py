@@ -64,6 +64,25 @@ def _ensure_snapshot(data: Path) -> None:
     subprocess.run([BIN / "aimi", "build", "--demo"], env=env, check=True)
 
 
+def _bench_env(data: Path, key_name: str) -> tuple[dict[str, str], str]:
+    """The servers' environment over ``data`` (a tier whose quotas the load never reaches) and a
+    new API key of that tier named ``key_name``."""
+    env = {
+        **os.environ,
+        "AIMI_DATA_DIR": str(data),
+        "AIMI_RATE_LIMIT_TIERS": BENCH_TIER,
+        "HF_HUB_OFFLINE": "1",
+    }
+    created = subprocess.run(
+        [BIN / "aimi", "keys", "create", "--name", key_name, "--tier", "bench"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return env, created.stdout.strip().splitlines()[-1]
+
+
 def _wrk(
     url: str, key: str | None, seconds: int, connections: int, script: Path | None = None
 ) -> dict[str, float]:
@@ -112,20 +131,7 @@ def main() -> None:
         raise SystemExit("wrk is missing: apt-get install wrk")
     data: Path = args.data_dir.resolve()
     _ensure_snapshot(data)
-    env = {
-        **os.environ,
-        "AIMI_DATA_DIR": str(data),
-        "AIMI_RATE_LIMIT_TIERS": BENCH_TIER,
-        "HF_HUB_OFFLINE": "1",
-    }
-    created = subprocess.run(
-        [BIN / "aimi", "keys", "create", "--name", "api bench", "--tier", "bench"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = created.stdout.strip().splitlines()[-1]
+    env, key = _bench_env(data, "api bench")
     results: dict[str, Any] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus, "
         f"python {platform.python_version()}",

@@ -23,7 +23,6 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,7 @@ from urllib.parse import quote
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from api.run import BENCH_TIER, BIN, _ensure_snapshot, _port, _start, _stop, _wait, _wrk  # noqa: E402
+from api.run import BIN, _bench_env, _ensure_snapshot, _port, _start, _stop, _wait, _wrk  # noqa: E402
 from encoder import distinct_queries  # noqa: E402
 
 ENCODERS = ("torch", "onnx", "onnx-int8")
@@ -108,20 +107,7 @@ def main() -> None:
         raise SystemExit(f"unknown encoder(s) {unknown}; choose from {ENCODERS}")
     data: Path = args.data_dir.resolve()
     _ensure_snapshot(data)
-    env = {
-        **os.environ,
-        "AIMI_DATA_DIR": str(data),
-        "AIMI_RATE_LIMIT_TIERS": BENCH_TIER,
-        "HF_HUB_OFFLINE": "1",
-    }
-    created = subprocess.run(
-        [BIN / "aimi", "keys", "create", "--name", "search bench", "--tier", "bench"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    key = created.stdout.strip().splitlines()[-1]
+    env, key = _bench_env(data, "search bench")
     queries = [q.text for q in distinct_queries(args.queries + 20)]
     warm, measured = queries[:20], queries[20:]
     load_before = os.getloadavg()
