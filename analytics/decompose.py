@@ -24,7 +24,7 @@ import numpy as np
 from analytics.claims import MAX_CLAIM_WORDS, MIN_CLAIM_WORDS, atomic_spans, claim_weight
 from analytics.claims import is_factual as is_factual_claim
 from analytics.embedding import Embedder, FloatMatrix
-from analytics.standalone import leans_on_context, without_marker
+from analytics.standalone import is_question, leans_on_context, without_marker
 from analytics.text import (
     SNIPPET_MAX_CHARS,
     Sentence,
@@ -259,10 +259,6 @@ _TERMINAL = re.compile(r"[.!?…][\"'”’)\]]*$")
 _DANGLING = re.compile(r"[:,;(\[—–-]$")
 
 
-def _is_question(text: str) -> bool:
-    return text.rstrip().rstrip("\"'”’)]").endswith("?")
-
-
 def _is_fragment(sentence: Sentence) -> bool:
     """A title, a label, a dangling clause or a run-on's tail rather than a statement."""
     text = sentence.text
@@ -282,7 +278,7 @@ def _is_statement(sentence: Sentence) -> bool:
     words = len(sentence.text.split())
     return (
         MIN_STATEMENT_WORDS <= words <= MAX_STATEMENT_WORDS
-        and not _is_question(sentence.text)
+        and not is_question(sentence.text)
         and not is_boilerplate(sentence.text)
         and not _is_fragment(sentence)
         and not _META.search(sentence.text)
@@ -294,7 +290,7 @@ def _fallback_central(sentences: list[Sentence]) -> Sentence | None:
     when it only asks (a post that is one question), its longest question — what the source
     says is the question, and a signal without a central statement could not be served."""
     usable = [s for s in sentences if len(s.text.split()) >= 3 and not is_boilerplate(s.text)]
-    plain = [s for s in usable if not _is_question(s.text)]
+    plain = [s for s in usable if not is_question(s.text)]
     pool = plain or usable
     return max(pool, key=lambda s: len(s.text)) if pool else None
 
@@ -334,7 +330,7 @@ def _hosts(sentences: list[Sentence], speakers: list[str | None]) -> set[str]:
     for sentence, speaker in zip(sentences, speakers, strict=True):
         if speaker is not None:
             said[speaker] += 1
-            asked[speaker] += _is_question(sentence.text)
+            asked[speaker] += is_question(sentence.text)
     share = {speaker: asked[speaker] / said[speaker] for speaker in said}
     hosts = {speaker for speaker, value in share.items() if value >= HOST_QUESTION_SHARE}
     return hosts if hosts and len(hosts) < len(share) else set()
@@ -431,7 +427,7 @@ class EmbeddingDecomposer:
         """Atomic factual clauses of the unused sentences: the weightiest, in document order."""
         found: list[tuple[int, int, UnitDraft]] = []  # (weight, start, draft)
         for index, sentence in enumerate(sentences):
-            if index in used or _is_question(sentence.text) or is_boilerplate(sentence.text):
+            if index in used or is_question(sentence.text) or is_boilerplate(sentence.text):
                 continue
             if _is_fragment(sentence) and not sentence.list_item:
                 continue
