@@ -3,12 +3,13 @@ the /v1 routers, with a lifespan that loads the snapshot and follows its pointer
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from fastapi import FastAPI
 
 from serving.errors import add_exception_handlers
@@ -27,6 +28,12 @@ DESCRIPTION = (
     "Verified, source-cited market intelligence about the AI economy. Every data endpoint "
     "needs an `X-API-Key` header; `/v1/health` does not."
 )
+
+
+def search_threads(settings: Settings) -> int:
+    """How many searches run at once (``AIMI_SEARCH_THREADS``): unset, one more than the cores
+    this process may use, so one waits ready while the others run."""
+    return settings.search_threads or len(os.sched_getaffinity(0)) + 1
 
 
 def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> FastAPI:
@@ -49,6 +56,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
             settings.rate_limit_storage, data_dir.root, settings.rate_limit_tiers
         )
         _app.state.limiter = limiter
+        _app.state.search_limiter = CapacityLimiter(search_threads(settings))
         query_embedder.warm()
         # a session manager runs once: each lifespan (tests run several) gets its own
         _app.state.mcp_app = streamable_http_app(mcp_server)

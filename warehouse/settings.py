@@ -88,6 +88,11 @@ class Settings(BaseSettings):
     # server falls back to torch, with a warning, when an ONNX file cannot be made or loaded
     query_encoder: Literal["onnx-int8", "onnx", "torch"] = "onnx-int8"
     model_cache: Path = Field(default_factory=default_model_cache)
+    # searches a server process runs at once (the rest wait their turn, first come first
+    # served); unset: one more than the cores. More threads than cores only fight over them
+    # and the interpreter lock: at 8 clients on 2 cores an unbounded pool had p99 53 ms, three
+    # threads 41 ms at the same throughput (docs/benchmarks.md)
+    search_threads: int | None = Field(default=None, ge=1)
 
     @field_validator("as_of", mode="before")
     @classmethod

@@ -74,4 +74,5 @@ async def search(
         diversity_cap=diversity_cap,
     )
     # embedding the query and both legs block: keep them off the event loop
-    return Response(await to_thread.run_sync(answer), media_type="application/json")
+    body = await to_thread.run_sync(answer, limiter=request.app.state.search_limiter)
+    return Response(body, media_type="application/json")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from serving import service
 from serving.app import create_app
-from serving.fastpath import route
+from serving.fastpath import route, search_arguments
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
 from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
@@ -142,3 +142,62 @@ def test_any_path_answers_the_same(
     fast: TestClient, routed: TestClient, tail: str, kind: str
 ) -> None:
     _same(fast, routed, f"/v1/{kind}/" + quote(tail, safe=""))
+
+
+def test_search_arguments_take_only_what_the_route_reads_unchanged() -> None:
+    assert search_arguments(b"q=open+weights&limit=5") == {"q": "open weights", "limit": 5}
+    assert search_arguments(b"similar_to=u_1&diversity_cap=100&role=claim") == {
+        "similar_to": "u_1",
+        "diversity_cap": 100,
+        "role": "claim",
+    }
+    assert search_arguments(b"q=%C3%A9t%C3%A9&content_type=event") == {
+        "q": "été",
+        "content_type": "event",
+    }
+    assert search_arguments(b"") == {}  # the service's own 400: give q or similar_to
+    for query_string in (
+        b"q=a&q=b",  # repeated
+        b"q=a&theme=Compute",  # a parameter left to the route
+        b"q=a&unknown=1",
+        b"q=",  # too short: FastAPI's 400
+        b"q=" + b"x" * 2001,
+        b"q=a&limit=0",
+        b"q=a&limit=101",
+        b"q=a&limit=010",  # read as 10 by the route, but only the route reads it
+        b"q=a&limit=%2B5",
+        b"q=a&limit=%EF%BC%95",  # a full-width digit
+        b"q=a&role=Claim",
+        b"q=a&content_type=",
+        b"similar_to=" + b"u" * 201,
+    ):
+        assert search_arguments(query_string) is None, query_string
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "open-weight models"},
+        {"q": "GPU export controls", "limit": "25", "diversity_cap": "1"},
+        {"q": "funding round", "role": "claim", "content_type": "event"},
+        {"q": "inference cost", "theme": "Infrastructure"},  # through the route both ways
+        {"q": "x", "limit": "010"},
+        {"q": ""},
+        {"q": "a", "similar_to": "b"},
+        {"similar_to": "no-such-unit"},
+        {},
+        {"q": "a", "limit": "0"},
+        {"q": "a", "role": "nonsense"},
+    ],
+)
+def test_searches_answer_the_same(
+    fast: TestClient, routed: TestClient, params: dict[str, str]
+) -> None:
+    _same(fast, routed, "/v1/search", params=params)
+
+
+def test_similar_searches_answer_the_same(fast: TestClient, routed: TestClient) -> None:
+    hits = routed.get("/v1/search", params={"q": "model release", "limit": 5}).json()["results"]
+    assert hits
+    for hit in hits:
+        assert _same(fast, routed, "/v1/search", params={"similar_to": hit["unit"]["id"]}) == 200

@@ -4,8 +4,11 @@ rules (spec §4.2, §8; DESIGN §8, §9)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -311,3 +314,42 @@ def test_queries_drop_the_english_stop_set_of_lucene_and_no_other_word() -> None
         "whi",
         "how",
     ]
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_searches_run_at_most_search_threads_at_once(
+    tagged: tuple[Path, pl.DataFrame],  # noqa: F811
+    fast_path: bool,
+) -> None:
+    """Eight concurrent searches, ``AIMI_SEARCH_THREADS=2``: never more than two embed at once,
+    and all eight answer (the rest wait their turn)."""
+    settings = make_settings(tagged[0]).model_copy(update={"search_threads": 2})
+    app = create_app(settings, fast_path=fast_path)
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as client:
+        embed = app.state.query_embedder
+
+        def watched(texts: Any) -> Any:  # the real encoder, counted while it runs
+            nonlocal running, most
+            with lock:
+                running += 1
+                most = max(most, running)
+            try:
+                time.sleep(0.05)  # long enough that unbounded searches would overlap
+                return embed(texts)
+            finally:
+                with lock:
+                    running -= 1
+
+        app.state.query_embedder = watched
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(
+                pool.map(
+                    lambda i: client.get("/v1/search", params={"q": f"{QUERY} {i}"}).status_code,
+                    range(8),
+                )
+            )
+    assert statuses == [200] * 8
+    assert most == 2
