@@ -90,8 +90,8 @@ class Settings(BaseSettings):
     model_cache: Path = Field(default_factory=default_model_cache)
     # searches a server process runs at once (the rest wait their turn, first come first
     # served); unset: one more than the cores. More threads than cores only fight over them
-    # and the interpreter lock: at 8 clients on 2 cores an unbounded pool had p99 53 ms, three
-    # threads 41 ms at the same throughput (docs/benchmarks.md)
+    # and the interpreter lock: at 8 clients on 2 cores an unbounded pool had p99 51 ms, three
+    # threads 42 ms for 8% less throughput (docs/benchmarks.md)
     search_threads: int | None = Field(default=None, ge=1)
 
     @field_validator("as_of", mode="before")
