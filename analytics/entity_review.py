@@ -22,6 +22,7 @@ from datetime import datetime
 
 from analytics.entities import ENTITY_TYPES, Alias, Entity, public_id_for, slugify
 from analytics.linking import EntityIndex
+from analytics.trends import NOTABLE_AT
 
 APPROVE, MERGE, REJECT = "approve", "merge", "reject"
 ENTITY_DECISIONS = (APPROVE, MERGE, REJECT)
@@ -29,7 +30,9 @@ ENTITY_DECISIONS = (APPROVE, MERGE, REJECT)
 # a candidate (unreviewed: served with min_signals=1 only, never ranked)
 REGISTRY, APPROVED, ACCEPTED, CANDIDATE = "registry", "approved", "accepted", "candidate"
 STATUSES = (REGISTRY, APPROVED, ACCEPTED, CANDIDATE)
-ACCEPT_MIN_SIGNALS = 3
+# the bar's signal count is the one a name is notable from (trends.NOTABLE_AT): a name accepted
+# this week is `New` this week
+ACCEPT_MIN_SIGNALS = NOTABLE_AT
 ACCEPT_MIN_DAYS = 2
 ACCEPT_MIN_DOMAINS = 2
 

@@ -56,6 +56,9 @@ TOTAL = "total"
 SIGNAL_COUNT = "signal_count"
 FIRST_SEEN = "first_seen"
 LAST_SEEN = "last_seen"
+# when the key's signals first numbered NOTABLE_AT (first_seen with fewer): what `New` and the
+# `new` trending list date an entity by
+NOTABLE_SINCE = "notable_since"
 CURRENT_WEEK = "current_week"
 PRIOR_WEEK = "prior_week"
 SHARE_OF_VOICE = "share_of_voice"
@@ -83,6 +86,14 @@ SCALE = "scale"
 NOTABILITY = "notability"
 NOTABILITY_POINTS = "notability_points"
 NOTABILITY_REASONING = "notability_reasoning"
+
+# A name is notable from its third signal on: the count at which a discovered name is accepted
+# into the reviewed set (analytics.entity_review). One or two mentions before a launch (a
+# rumour, a "coming soon") do not make a model old news when it ships; but a name first heard
+# more than half a year before it became notable is an old name talked about again, not a new
+# one (docs/decisions.md).
+NOTABLE_AT = 3
+NEW_LEAD = timedelta(weeks=26)
 
 RISING, STABLE, DECLINING, NEW = "Rising", "Stable", "Declining", "New"
 SIGNIFICANT, INSIGNIFICANT = "Significant", "Insignificant"
@@ -389,6 +400,7 @@ def trend_metrics(
     last_seen = np.full(n, np.iinfo(np.int64).min)
     np.minimum.at(first_seen, key, published)
     np.maximum.at(last_seen, key, published)
+    notable_since = _nth_earliest(key, published, signal_count, NOTABLE_AT, first_seen)
 
     counts = _week_counts(pairs, table)
     diversity: _IntArray = np.zeros(n, dtype=np.int64)
@@ -415,6 +427,7 @@ def trend_metrics(
             pl.Series(SIGNAL_COUNT, signal_count, dtype=pl.Int64),
             pl.Series(FIRST_SEEN, first_seen).cast(table.time_dtype),
             pl.Series(LAST_SEEN, last_seen).cast(table.time_dtype),
+            pl.Series(NOTABLE_SINCE, notable_since).cast(table.time_dtype),
             pl.Series(CURRENT_WEEK, counts[:, 11], dtype=pl.Int64),
             pl.Series(PRIOR_WEEK, counts[:, 10], dtype=pl.Int64),
             pl.Series(SHARE_OF_VOICE, k1 / n1 if n1 else np.zeros(n), dtype=pl.Float64),
@@ -437,6 +450,27 @@ def trend_metrics(
         ]
     )
     return _with_labels(metrics, clock, kind=kind, history=history)
+
+
+def _nth_earliest(
+    key: _IntArray, published: _IntArray, count: _IntArray, nth: int, fallback: _IntArray
+) -> _IntArray:
+    """Per key, the ``nth`` earliest of its ``published`` times (``fallback`` for keys with
+    fewer than ``nth``). ``key`` and ``published`` are parallel, one entry per (signal, key)."""
+    order = np.lexsort((published, key))
+    starts = np.searchsorted(key[order], np.arange(len(count)))
+    enough = count >= nth
+    nth_time = fallback.copy()
+    nth_time[enough] = published[order][starts[enough] + nth - 1]
+    return nth_time
+
+
+def is_new(clock: Clock) -> pl.Expr:
+    """DESIGN §7's ``New``, dated by notability (docs/decisions.md): notable (its third signal)
+    from ``start(W-3)`` on, and first seen at most ``NEW_LEAD`` before that. The ``direction``
+    label and the ``new`` trending list both use it, so they never disagree."""
+    notable = pl.col(NOTABLE_SINCE)
+    return (notable >= clock.week_start(-3)) & (notable - pl.col(FIRST_SEEN) <= NEW_LEAD)
 
 
 def share_direction() -> pl.Expr:
@@ -470,11 +504,7 @@ def _with_labels(
     eligible = pl.col(SIGNAL_COUNT) >= MIN_LABELLED
     direction = share_direction()
     if kind == "entity":
-        direction = (
-            pl.when(pl.col(FIRST_SEEN) >= clock.week_start(-3))
-            .then(pl.lit(NEW))
-            .otherwise(direction)
-        )
+        direction = pl.when(is_new(clock)).then(pl.lit(NEW)).otherwise(direction)
 
     # Coefficient of variation of the 12 weekly shares; an all-zero history has no variation
     # at all and is Steady.
@@ -570,7 +600,7 @@ def trending(
         base = base.filter(4 * pl.col(ACTIVE_WEEKS) >= 3 * WEEKS)
         by = [pl.col(ACTIVE_WEEKS), _exact(SHARE_OF_VOICE)]
     elif mode == "new":
-        base = base.filter(pl.col(FIRST_SEEN) >= clock.week_start(-3))
+        base = base.filter(is_new(clock))
         by = [pl.col(SIGNAL_COUNT)]
     else:
         raise ValueError(f"unknown trending mode {mode!r}; expected one of {', '.join(MODES)}")

@@ -100,7 +100,9 @@ ABOUT: dict[str, str] = {
         "whatever the signal count: a rising entity is never labelled Declining or Stable; "
         "`hot`: by signals in the last "
         "complete week; `consistent`: active in at least 9 of the 12 weeks, by persistence; "
-        "`new`: first seen in the last 4 complete weeks, by signal count. Ties end on "
+        "`new`: notable (its third signal) in the last 4 complete weeks and first mentioned at "
+        "most 26 weeks before that (one or two earlier mentions, a rumour, do not keep a name "
+        "out; an old name mentioned again is not new), by signal count. Ties end on "
         "`entity_id`. Field names differ from the entity list (spec §4.7)."
     ),
     "get_entity_profile": (

@@ -25,8 +25,10 @@ from analytics.trends import (
     KEY,
     MOMENTUM_4W,
     NEW,
+    NEW_LEAD,
     NOTABILITY,
     NOTABILITY_REASONING,
+    NOTABLE_SINCE,
     P_VALUE,
     PRIOR_MENTIONS,
     PRIOR_TOTAL,
@@ -346,6 +348,7 @@ def _metrics_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     defaults: dict[str, object] = {
         SIGNAL_COUNT: 5,
         FIRST_SEEN: CLOCK.window_start,
+        NOTABLE_SINCE: CLOCK.window_start,
         CURRENT_WEEK: 0,
         MOMENTUM_4W: 0.0,
         Z_SCORE: 0.0,
@@ -363,6 +366,7 @@ def _metrics_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
             KEY: pl.String,
             SIGNAL_COUNT: pl.Int64,
             FIRST_SEEN: UTC_TIME,
+            NOTABLE_SINCE: UTC_TIME,
             CURRENT_WEEK: pl.Int64,
             MOMENTUM_4W: pl.Float64,
             Z_SCORE: pl.Float64,
@@ -480,18 +484,51 @@ def test_consistent_needs_nine_active_weeks() -> None:
     assert _keys(trending(metrics, "consistent", CLOCK)) == ["b", "c", "a"]
 
 
-def test_new_is_first_seen_from_w_minus_3_by_signal_count() -> None:
+def test_new_is_notable_from_w_minus_3_by_signal_count() -> None:
     start = CLOCK.week_start(-3)
     metrics = _metrics_frame(
         [
-            {KEY: "a", FIRST_SEEN: start, SIGNAL_COUNT: 3},
-            {KEY: "b", FIRST_SEEN: start + timedelta(days=9), SIGNAL_COUNT: 4},
-            {KEY: "c", FIRST_SEEN: start + timedelta(days=1), SIGNAL_COUNT: 3},
-            {KEY: "old", FIRST_SEEN: start - timedelta(microseconds=1), SIGNAL_COUNT: 9},
-            {KEY: "one", FIRST_SEEN: start, SIGNAL_COUNT: 1},
+            {KEY: "a", NOTABLE_SINCE: start, SIGNAL_COUNT: 3},
+            {KEY: "b", NOTABLE_SINCE: start + timedelta(days=9), SIGNAL_COUNT: 4},
+            {KEY: "c", NOTABLE_SINCE: start + timedelta(days=1), SIGNAL_COUNT: 3},
+            {KEY: "old", NOTABLE_SINCE: start - timedelta(microseconds=1), SIGNAL_COUNT: 9},
+            {KEY: "one", NOTABLE_SINCE: start, SIGNAL_COUNT: 1},
         ]
     )
     assert _keys(trending(metrics, "new", CLOCK)) == ["b", "a", "c"]
+
+
+def test_a_name_is_notable_from_its_third_signal() -> None:
+    """Two mentions months before a launch (a rumour) leave a model new when it ships; a third
+    one before the window makes it an old name, and so does a first mention more than half a
+    year before it became notable; fewer than three signals date it by its first."""
+    corpus = Corpus()
+    rumour = CLOCK.window_start - timedelta(days=60)
+    launch = CLOCK.week_start(-2) + timedelta(days=1, hours=12)
+    for key in ("rumoured", "known"):
+        corpus.add(rumour, key)
+        corpus.add(rumour + timedelta(days=3), key)
+    corpus.add(rumour + timedelta(days=5), "known")
+    corpus.add(launch - NEW_LEAD - timedelta(days=1), "revived")
+    corpus.add(launch - NEW_LEAD + timedelta(days=1), "barely")
+    corpus.week(-2, "rumoured", "known", "revived", "barely", n=7)  # 8+ signals: labelled
+    corpus.week(-1, "thin")
+    corpus.add(rumour, "thin-old")
+    corpus.week(-1, "thin-old")
+    metrics = corpus.metrics()
+    assert metrics["rumoured"][FIRST_SEEN] == rumour
+    assert metrics["rumoured"][NOTABLE_SINCE] == launch
+    assert metrics["rumoured"][DIRECTION] == NEW
+    assert metrics["known"][NOTABLE_SINCE] == rumour + timedelta(days=5)
+    assert metrics["known"][DIRECTION] != NEW
+    assert metrics["revived"][NOTABLE_SINCE] == launch
+    assert metrics["revived"][DIRECTION] != NEW
+    assert metrics["barely"][DIRECTION] == NEW
+    assert metrics["thin"][NOTABLE_SINCE] == metrics["thin"][FIRST_SEEN]
+    assert metrics["thin-old"][NOTABLE_SINCE] == rumour
+    mentions, signals = corpus.frames()
+    listed = trending(trend_metrics(mentions, signals, CLOCK, kind="entity"), "new", CLOCK)
+    assert _keys(listed) == ["rumoured", "barely"]  # by signal count: 9, 8
 
 
 def test_trend_metrics_do_not_depend_on_mention_order() -> None:
