@@ -1,0 +1,359 @@
+"""The market-pulse site: static HTML pages rendered from a snapshot at publish time.
+
+Every number a page shows comes from the bytes the API serves (``serving.service``), parsed
+once per page, plus the snapshot's trend tables for what the API does not serve: the exact
+counts behind each label's test (k1, k2, the exposures, the p-values) and the themes' weekly
+shares. Charts are inline SVG (``serving.static.charts``); search is a Pagefind index built
+over the pages afterwards (``serving.static.build``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import polars as pl
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from analytics.significance import RAW_P_VALUE
+from analytics.themes import AXES, THEME_LABELS, Axis
+from analytics.trends import ALPHA, MIN_LABELLED, MODES, Clock
+from serving import service
+from serving.static import charts
+from serving.static.paths import encode_segment
+from serving.static.tree import entity_json_path, signal_json_path, theme_json_path
+from serving.store import LoadedSnapshot
+from warehouse.snapshot import OpenedSnapshot
+
+CSS_FILE = "site.css"
+LATEST_SIGNALS = 5  # signals shown on an entity or theme page, newest first
+OVERVIEW_ROWS = 10  # rows of each trending list on the overview
+AXIS_NAMES: dict[Axis, str] = {"value_chain": "Value chain", "market_force": "Market force"}
+MODE_NOTES = {
+    "rising": "share of voice up at least 1.25× on the 8 weeks before, by z-score",
+    "hot": "most signals in the last complete week",
+    "consistent": "active in at least 9 of the 12 weeks",
+    "new": "notable within the last 4 complete weeks",
+}
+
+
+def entity_page(entity_id: str) -> str:
+    return f"entities/{encode_segment(entity_id)}.html"
+
+
+def theme_page(axis: str, label: str) -> str:
+    return f"themes/{axis}/{encode_segment(label)}.html"
+
+
+def signal_page(signal_id: str) -> str:
+    return f"signals/{encode_segment(signal_id)}.html"
+
+
+@dataclass(frozen=True)
+class RateTest:
+    """The counts behind one key's labels (DESIGN §7): mentions ``k1`` in the last 4 weeks
+    and ``k2`` in the 8 before, all signals ``n1`` and ``n2`` in those periods, the raw and
+    the Benjamini–Hochberg adjusted p-value of the binomial test, and the weekly shares."""
+
+    k1: int
+    k2: int
+    n1: int
+    n2: int
+    p: float | None
+    p_adjusted: float | None
+    family: int
+    history: list[float]
+
+    @property
+    def recent_share(self) -> float:
+        return self.k1 / self.n1 if self.n1 else 0.0
+
+    @property
+    def prior_share(self) -> float:
+        return self.k2 / self.n2 if self.n2 else 0.0
+
+    @property
+    def ratio(self) -> float | None:
+        return self.recent_share / self.prior_share if self.prior_share else None
+
+    @property
+    def expected(self) -> float:
+        """The share of the 12 weeks' signals that fell in the last 4: what k1/(k1+k2) would
+        be if the entity's rate had not changed."""
+        total = self.n1 + self.n2
+        return self.n1 / total if total else 0.0
+
+    @property
+    def variation(self) -> float:
+        """Coefficient of variation of the weekly shares (population std / mean)."""
+        values = np.asarray(self.history, dtype=np.float64)
+        mean = float(values.mean()) if len(values) else 0.0
+        return float(values.std()) / mean if mean else 0.0
+
+
+def rate_tests(trends: pl.DataFrame) -> dict[str, RateTest]:
+    """``RateTest`` per key of a snapshot's ``entity_trends`` / ``theme_trends`` table."""
+    adjusted = trends["p_value"].to_list()
+    family = sum(value is not None for value in adjusted)
+    return {
+        row["key"]: RateTest(
+            row["recent_mentions"],
+            row["prior_mentions"],
+            row["recent_total"],
+            row["prior_total"],
+            row[RAW_P_VALUE],
+            row["p_value"],
+            family,
+            list(row["share_of_voice_history"] or []),
+        )
+        for row in trends.iter_rows(named=True)
+    }
+
+
+def _day(value: str | None) -> str:
+    return value[:10] if value else "—"
+
+
+def p_text(value: float | None) -> str:
+    """A p-value as the pages print it: three decimals, or two significant digits below
+    0.001 (``4.2e-05``)."""
+    if value is None:
+        return "—"
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("serving.static", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(percent=charts.percent, day=_day, p=p_text)
+    env.globals.update(
+        entity_page=entity_page,
+        theme_page=theme_page,
+        signal_page=signal_page,
+        entity_json=entity_json_path,
+        theme_json=theme_json_path,
+        signal_json=signal_json_path,
+        sparkline=charts.sparkline,
+        share_chart=charts.share_chart,
+        axis_names=AXIS_NAMES,
+        alpha=ALPHA,
+        min_labelled=MIN_LABELLED,
+    )
+    return env
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str  # relative to the site root
+    template: str
+    context: dict[str, Any]
+
+
+class SiteData:
+    """What the pages are made of, read from one snapshot: parsed API answers and the trend
+    tables' counts."""
+
+    def __init__(self, snapshot: LoadedSnapshot, opened: OpenedSnapshot) -> None:
+        self.snapshot = snapshot
+        self.clock = Clock(snapshot.as_of)
+        self.weeks = [week.strftime("%b %d") for week in self.clock.week_starts]
+        self.entity_tests = rate_tests(opened.read_table("entity_trends"))
+        self.theme_tests = rate_tests(opened.read_table("theme_trends"))
+        self.reviewed = self._reviewed_entities()
+        self.with_page = {entity["entity_id"] for entity in self.reviewed}
+
+    def _reviewed_entities(self) -> list[dict[str, Any]]:
+        """The entity list's default answer, every page of it: the reviewed set."""
+        found: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = orjson.loads(
+                service.list_entities(self.snapshot, cursor=cursor, limit=service.MAX_LIMIT)
+            )
+            found.extend(page["entities"])
+            cursor = page["next_cursor"]
+            if not page["has_more"]:
+                return found
+
+    def history(self, entity_id: str) -> list[float]:
+        """The entity's 12 weekly shares, from its trending item: the one served form of an
+        entity that carries them (for every entity, ranked or not)."""
+        row = self.snapshot.entities.row_of[entity_id]
+        trend = orjson.loads(self.snapshot.entities.trending_json[row])["trend"]
+        history: list[float] = trend["share_of_voice_history"]
+        return history
+
+    def latest_signals(
+        self, *, entity: str | None = None, theme: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The newest signals of an entity (and its family) or a theme, as full details."""
+        cards = orjson.loads(
+            service.list_signals(self.snapshot, entity=entity, theme=theme, limit=LATEST_SIGNALS)
+        )["signals"]
+        return [orjson.loads(service.get_signal(self.snapshot, c["signal_id"])) for c in cards]
+
+    def weekly_volume(self) -> list[int]:
+        """Served signals per week of the 12-week window, oldest first."""
+        published = -self.snapshot.neg_published_us
+        edges = [_us(week) for week in self.clock.week_starts] + [_us(self.clock.window_end)]
+        counts, _ = np.histogram(published, bins=np.asarray(edges, dtype=np.int64))
+        return [int(c) for c in counts]
+
+    def theme_matrix(self, themes: list[dict[str, Any]]) -> list[list[int]]:
+        """Signals carrying both themes, for every pair, from the themes' related lists."""
+        labels = [theme["label"] for theme in themes]
+        index = {label: i for i, label in enumerate(labels)}
+        matrix = [[0] * len(labels) for _ in labels]
+        for theme in themes:
+            for other in theme["related_themes"]:
+                matrix[index[theme["label"]]][index[other["label"]]] = other["co_occurrence_count"]
+        for i, theme in enumerate(themes):
+            matrix[i][i] = theme["signal_count"]
+        return matrix
+
+
+def _us(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000)
+
+
+def pages(data: SiteData) -> Iterator[Page]:
+    """Every page of the site, with the context its template reads."""
+    snapshot = data.snapshot
+    themes = [
+        orjson.loads(service.get_theme(snapshot, axis, label))
+        for axis in AXES
+        for label in THEME_LABELS[axis]
+    ]
+    trending = {
+        mode: orjson.loads(service.trending_entities(snapshot, mode))["data"] for mode in MODES
+    }
+    volume = data.weekly_volume()
+    matrix = data.theme_matrix(themes)
+    yield Page(
+        "index.html",
+        "overview.html.j2",
+        {
+            "title": "Market pulse",
+            "trending": {mode: items[:OVERVIEW_ROWS] for mode, items in trending.items()},
+            "mode_notes": MODE_NOTES,
+            "themes": themes,
+            "theme_tests": data.theme_tests,
+            "volume_chart": charts.bar_chart(
+                volume, data.weeks, label=f"Signals per week, {sum(volume)} in 12 weeks"
+            ),
+            "volume": list(zip(data.weeks, volume, strict=True)),
+            "heatmap": charts.heatmap(
+                [t["label"] for t in themes],
+                matrix,
+                label="Signals carrying both themes, for each pair of the 12 themes",
+            ),
+            "matrix": matrix,
+            "with_page": data.with_page,
+        },
+    )
+    yield Page("method.html", "method.html.j2", {"title": "Method"})
+    yield Page("search.html", "search.html.j2", {"title": "Search"})
+    yield Page(
+        "entities/index.html",
+        "entities.html.j2",
+        {"title": "Entities", "entities": data.reviewed},
+    )
+    for entity in data.reviewed:
+        entity_id = entity["entity_id"]
+        profile = orjson.loads(service.entity_profile(snapshot, entity_id))
+        yield Page(
+            entity_page(entity_id),
+            "entity.html.j2",
+            {
+                "title": profile["name"],
+                "entity": profile,
+                "test": data.entity_tests.get(entity_id),
+                "history": data.history(entity_id),
+                "weeks": data.weeks,
+                "signals": data.latest_signals(entity=entity_id),
+                "with_page": data.with_page,
+                "themes_of": _themes_of(profile),
+            },
+        )
+    for theme in themes:
+        label = theme["label"]
+        top = orjson.loads(service.list_entities(snapshot, theme=label, limit=10))["entities"]
+        test = data.theme_tests.get(label)
+        yield Page(
+            theme_page(theme["axis"], label),
+            "theme.html.j2",
+            {
+                "title": label,
+                "theme": theme,
+                "test": test,
+                "history": test.history if test else [0.0] * len(data.weeks),
+                "weeks": data.weeks,
+                "top_entities": top,
+                "signals": data.latest_signals(theme=label),
+                "with_page": data.with_page,
+            },
+        )
+    for signal_id in snapshot.signal_ids:
+        detail = orjson.loads(service.get_signal(snapshot, signal_id))
+        yield Page(
+            signal_page(signal_id),
+            "signal.html.j2",
+            {"title": detail["title"], "signal": detail, "with_page": data.with_page},
+        )
+
+
+def _themes_of(profile: Mapping[str, Any]) -> list[str]:
+    return [
+        label for axis in AXES for label, count in profile[f"{axis}_distribution"].items() if count
+    ]
+
+
+@dataclass(frozen=True)
+class Rendered:
+    pages: int
+    bytes: int
+
+
+def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, root: Path) -> Rendered:
+    """Write every page and the style sheet under ``root``."""
+    env = environment()
+    shared = {
+        "snapshot_id": snapshot.snapshot_id,
+        "as_of": snapshot.as_of.isoformat(),
+        "built_at": snapshot.built_at.isoformat(),
+        "window": _window_text(Clock(snapshot.as_of)),
+    }
+    count = size = 0
+    made: set[Path] = set()
+    for page in pages(SiteData(snapshot, opened)):
+        depth = page.path.count("/")
+        html = env.get_template(page.template).render(
+            **shared, **page.context, root="../" * depth, path=page.path
+        )
+        target = root / page.path
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        body = html.encode()
+        target.write_bytes(body)
+        count += 1
+        size += len(body)
+    css = (Path(__file__).parent / CSS_FILE).read_bytes()
+    (root / CSS_FILE).write_bytes(css)
+    return Rendered(count, size + len(css))
+
+
+def _window_text(clock: Clock) -> str:
+    """The trend window in words: its first Monday and the Sunday that ends it."""
+    last_day = clock.window_end - timedelta(days=1)
+    return f"{clock.window_start:%Y-%m-%d} to {last_day:%Y-%m-%d}"

@@ -1,0 +1,181 @@
+"""The demo snapshot's market-pulse site in a real browser, as a person would use it: the system
+Chromium (``scripts/ensure-chromium``) driven by Playwright, over the site served from the
+snapshot folder on loopback under ``/site/`` (where ``aimi serve --site`` puts it).
+
+Each page kind renders with no console error, no failed or external request and no serious or
+critical axe-core violation; a crawl from the overview reaches every entity and theme page with
+no broken link; a Pagefind search for a planted demo entity finds its page.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urljoin, urlsplit
+from urllib.request import urlopen
+
+import pytest
+
+from serving.static.paths import encode_segment
+from warehouse.snapshot import OpenedSnapshot
+
+CHROMIUM = shutil.which("chromium")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="Debian's chromium is not installed and could not be (make test runs "
+    "scripts/ensure-chromium, which needs root)",
+)
+PLANTED = "Cerebras"  # a planted demo entity (demo/planted.py), rising through the window
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        """No request log in the test output."""
+
+
+@pytest.fixture(scope="module")
+def base(demo_snapshot: OpenedSnapshot) -> Iterator[str]:
+    """The site's URL: the snapshot folder served on loopback, the site at ``/site/``."""
+    handler = functools.partial(_Quiet, directory=str(demo_snapshot.path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/site/"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield launched
+        launched.close()
+
+
+def planted_page(snapshot: OpenedSnapshot) -> str:
+    """The entity page of the planted entity, found by its heading."""
+    for page in sorted((snapshot.path / "site" / "entities").glob("*.html")):
+        if f'data-pagefind-weight="10">{PLANTED}</h1>' in page.read_text():
+            return f"entities/{page.name}"
+    raise AssertionError(f"no entity page for {PLANTED}")
+
+
+def page_kinds(snapshot: OpenedSnapshot) -> dict[str, str]:
+    signal = sorted((snapshot.path / "site" / "signals").glob("*.html"))[0].name
+    return {
+        "overview": "index.html",
+        "entity": planted_page(snapshot),
+        "entities": "entities/index.html",
+        "theme": f"themes/market_force/{encode_segment('Capital & Investment')}.html",
+        "signal": f"signals/{signal}",
+        "method": "method.html",
+        "search": "search.html",
+    }
+
+
+def test_each_page_kind_renders_cleanly_and_accessibly(
+    browser: object, base: str, demo_snapshot: OpenedSnapshot
+) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    page = browser.new_page()  # type: ignore[attr-defined]
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    page.on(
+        "request",
+        lambda r: r.url.startswith(base) or problems.append(f"external request: {r.url}"),
+    )
+    for kind, path in page_kinds(demo_snapshot).items():
+        page.goto(base + path, wait_until="load")
+        assert page.locator("h1").count() == 1, kind
+        violations = axe.run(page).response["violations"]
+        problems += [
+            f"{kind}: axe {v['id']} ({v['impact']}): {v['help']}"
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
+    page.close()
+    assert problems == [], problems
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        wanted = {"a": "href", "link": "href", "script": "src"}.get(tag)
+        for name, value in attrs:
+            if name == wanted and value:
+                self.found.append(value)
+
+
+def test_a_crawl_from_the_overview_reaches_every_entity_and_theme_page(
+    base: str, demo_snapshot: OpenedSnapshot
+) -> None:
+    seen: set[str] = set()
+    queue = [base + "index.html"]
+    broken: list[str] = []
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        try:
+            with urlopen(url) as response:  # noqa: S310 (loopback)
+                body = response.read()
+        except OSError as exc:
+            broken.append(f"{url}: {exc}")
+            continue
+        if not url.endswith(".html"):
+            continue
+        parser = _Links()
+        parser.feed(body.decode())
+        for link in parser.found:
+            target = urljoin(url, link).split("#")[0]
+            if urlsplit(target).netloc == urlsplit(base).netloc and target not in seen:
+                queue.append(target)
+    assert broken == []
+    site = demo_snapshot.path / "site"
+    reached = {url.removeprefix(base) for url in seen}
+    pages = {p.relative_to(site).as_posix() for p in site.glob("entities/*.html")}
+    pages |= {p.relative_to(site).as_posix() for p in site.glob("themes/*/*.html")}
+    assert pages - reached == set()
+    assert len(pages) > 100
+
+
+def test_pagefind_search_finds_a_planted_entity(
+    browser: object, base: str, demo_snapshot: OpenedSnapshot
+) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.goto(base + "search.html")
+    page.get_by_label("Search this snapshot").fill(PLANTED)
+    results = page.locator(".pagefind-ui__result-link")
+    results.first.wait_for()
+    hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
+    filters = page.evaluate(
+        """async () => {
+            const pagefind = await import("./pagefind/pagefind.js");
+            return await pagefind.filters();
+        }"""
+    )
+    page.close()
+    assert set(filters) == {"page", "entity type", "theme", "content type"}
+    assert set(filters["page"]) == {"Entity", "Theme", "Signal", "Method"}
+    assert set(filters["content type"]) == {"analysis", "event"}
+    assert "organization" in filters["entity type"] and len(filters["theme"]) == 12
+    assert (
+        base.removeprefix("http://" + urlsplit(base).netloc) + planted_page(demo_snapshot) in hrefs
+    ), hrefs

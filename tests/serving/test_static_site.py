@@ -1,0 +1,159 @@
+"""The static half of the demo snapshot: its JSON tree is the API's answer byte for byte, its
+site has a page for every entity of the reviewed set, theme and signal, both are sealed into the
+manifest, and they are exported and served as documented."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import polars as pl
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from serving.app import create_app
+from serving.cli import app as cli
+from serving.static.mount import mount_site
+from serving.static.paths import decode_segment, encode_segment
+from serving.static.site import p_text
+from tests.contract.helpers import walk
+from tests.serving.conftest import DEV_KEY, make_settings
+from warehouse.paths import DataDir
+from warehouse.snapshot import OpenedSnapshot
+
+
+@pytest.fixture(scope="module")
+def client(demo_data_dir: DataDir) -> Iterator[TestClient]:
+    """The API with the site mounted, as `aimi serve --site` runs it."""
+    app = mount_site(create_app(make_settings(demo_data_dir.root)))
+    with TestClient(app, headers={"X-API-Key": DEV_KEY}) as test_client:
+        yield test_client
+
+
+def request_for(path: str) -> str:
+    """The API request a tree file answers, from its documented path alone (README, "The
+    site"), independently of the code that writes the tree."""
+    parts = path.removeprefix("json/v1/").removesuffix(".json").split("/")
+    match parts:
+        case ["themes"]:
+            return "/v1/themes"
+        case ["themes", axis]:
+            return f"/v1/themes?axis={axis}"
+        case ["themes", axis, label]:
+            return f"/v1/themes/{axis}/{quote(decode_segment(label), safe='')}"
+        case ["entities", "trending", name]:
+            mode, _, limit = name.partition(".limit-")
+            return f"/v1/entities/trending?mode={mode}" + (f"&limit={limit}" if limit else "")
+        case ["entities", entity_id]:
+            return f"/v1/entities/{quote(decode_segment(entity_id), safe='')}"
+        case ["signals", signal_id]:
+            return f"/v1/signals/{quote(decode_segment(signal_id), safe='')}"
+    raise AssertionError(f"{path} is not a documented path of the JSON tree")
+
+
+def site_of(snapshot: OpenedSnapshot) -> Path:
+    return snapshot.path / "site"
+
+
+def test_every_file_of_the_json_tree_is_the_api_answer(
+    client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    site = site_of(demo_snapshot)
+    kinds: Counter[str] = Counter()
+    for file in sorted((site / "json").rglob("*")):
+        if file.is_dir():
+            continue
+        path = file.relative_to(site).as_posix()
+        response = client.get(request_for(path))
+        assert response.status_code == 200, path
+        assert response.content == file.read_bytes(), path
+        kinds[path.split("/")[2] if path.count("/") > 2 else "themes.json"] += 1
+    tables = demo_snapshot.manifest.tables
+    trending = 4 * 2  # each mode at the default limit and at the maximum
+    assert kinds == {
+        "themes.json": 1,
+        "themes": 2 + 12,  # one list per axis, one file per theme
+        "entities": tables["entity_profiles"].rows + trending,
+        "signals": tables["signals"].rows,
+    }
+
+
+def test_the_site_has_a_page_for_every_reviewed_entity_theme_and_signal(
+    client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    site = site_of(demo_snapshot)
+    reviewed = {
+        entity["entity_id"] for entity in walk(client, "/v1/entities", "entities", limit=50)
+    }
+    pages = {decode_segment(p.stem) for p in (site / "entities").glob("*.html")} - {"index"}
+    assert pages == reviewed and len(pages) > 100
+    themes = client.get("/v1/themes").json()["themes"]
+    for theme in themes:
+        assert (
+            site / "themes" / theme["axis"] / f"{encode_segment(theme['label'])}.html"
+        ).is_file()
+    signals = {decode_segment(p.stem) for p in (site / "signals").glob("*.html")}
+    assert len(signals) == demo_snapshot.manifest.tables["signals"].rows
+
+
+def test_an_entity_page_shows_the_test_behind_its_labels(
+    client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    trends = demo_snapshot.read_table("entity_trends")
+    row = trends.filter(pl.col("key") == client.get("/v1/entities/Cerebras").json()["entity_id"])
+    k1, k2, n1, n2 = (
+        int(row[name][0])
+        for name in ("recent_mentions", "prior_mentions", "recent_total", "prior_total")
+    )
+    page = site_of(demo_snapshot) / "entities" / f"{encode_segment(row['key'][0])}.html"
+    text = re.sub(r"\s+", " ", page.read_text())
+    profile = client.get("/v1/entities/Cerebras").json()
+    assert f"k1 / n1 = {k1} / {n1}" in text and f"k2 / n2 = {k2} / {n2}" in text
+    assert f"k1 + k2 = {k1 + k2} mentions" in text
+    raw, adjusted = row["raw_p_value"][0], row["p_value"][0]
+    assert 0 < raw <= adjusted  # the adjustment only raises a p-value
+    assert f"p = {p_text(raw)};" in text and f"with labels: p = {p_text(adjusted)}" in text
+    assert f"Direction: <strong>{profile['direction']}</strong>" in text
+    assert profile["notability_reasoning"] in text
+    assert '<svg class="chart"' in text  # the share-of-voice chart, inline
+
+
+def test_the_site_is_sealed_and_makes_no_external_request(demo_snapshot: OpenedSnapshot) -> None:
+    site = site_of(demo_snapshot)
+    files = {p.relative_to(demo_snapshot.path).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert files <= set(demo_snapshot.manifest.files)
+    loaded = re.compile(r"<(?:link|script|img|iframe)[^>]*(?:href|src)=\"(?:https?:)?//")
+    for page in site.rglob("*.html"):
+        assert not loaded.search(page.read_text()), page
+
+
+def test_the_site_is_served_under_site_without_a_key(client: TestClient) -> None:
+    bare = TestClient(client.app)
+    overview = bare.get("/site/")
+    assert overview.status_code == 200 and "<h1>Market pulse</h1>" in overview.text
+    assert bare.get("/site/json/v1/themes.json").content == client.get("/v1/themes").content
+    assert bare.get("/site/site.css").headers["content-type"].startswith("text/css")
+    assert bare.get("/site/%2E%2E/manifest.json").status_code == 404  # not the snapshot folder
+    assert bare.get("/site/nothing.html").status_code == 404
+
+
+def test_site_export_copies_the_site_and_refuses_a_used_folder(
+    demo_data_dir: DataDir, demo_snapshot: OpenedSnapshot, tmp_path: Path
+) -> None:
+    out = tmp_path / "public"
+    runner = CliRunner()
+    done = runner.invoke(cli, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
+    assert done.exit_code == 0, done.output
+    site = site_of(demo_snapshot)
+    copied = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert copied == sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    again = runner.invoke(cli, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
+    assert again.exit_code == 2
+    empty = runner.invoke(
+        cli, ["site", "export", str(tmp_path / "x"), "--data-dir", str(tmp_path / "no-data")]
+    )
+    assert empty.exit_code == 1 and "aimi build" in empty.output
