@@ -1,0 +1,91 @@
+"""``aimi snapshots``: list the snapshots a data dir keeps, roll ``CURRENT`` back to a verified
+one, prune old ones (``warehouse.snapshot_history``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from serving.cli_common import DataDirOption, data_dir_of, echo
+from warehouse.snapshot import SnapshotError
+from warehouse.snapshot_history import list_snapshots, prune, rollback
+
+snapshots_app = typer.Typer(
+    help="The snapshots a data dir keeps: list, roll back to one, prune old ones.",
+    no_args_is_help=True,
+)
+
+
+@snapshots_app.command("list")
+def snapshots_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print them as JSON.")] = False,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Every snapshot, oldest first: id, as_of, built_at, signals, units, size; the current
+    one marked `*`, one written but not published marked `staged`."""
+    found = list_snapshots(data_dir_of(data_dir))
+    if as_json:
+        rows = [
+            {
+                "snapshot_id": s.snapshot_id,
+                "as_of": s.as_of.isoformat() if s.as_of else None,
+                "built_at": s.built_at.isoformat() if s.built_at else None,
+                "rows": s.rows,
+                "bytes": s.bytes,
+                "current": s.current,
+                "staged": s.staged,
+                "problem": s.problem,
+            }
+            for s in found
+        ]
+        echo(json.dumps(rows, indent=2))
+        return
+    if not found:
+        echo("no snapshots yet: run `aimi build`")
+        return
+    for s in found:
+        mark = "*" if s.current else " "
+        if s.problem is not None:
+            echo(f"{mark} {s.snapshot_id}  unreadable: {s.problem}")
+            continue
+        assert s.as_of is not None and s.built_at is not None
+        note = "  staged, not published" if s.staged and not s.current else ""
+        echo(
+            f"{mark} {s.snapshot_id}  as_of {s.as_of:%Y-%m-%d}  built {s.built_at:%Y-%m-%d %H:%M}Z"
+            f"  signals {s.rows.get('signals', 0):,}  units {s.rows.get('units', 0):,}"
+            f"  {s.bytes / 1e6:,.1f} MB{note}"
+        )
+
+
+@snapshots_app.command("rollback")
+def snapshots_rollback(
+    snapshot_id: Annotated[str, typer.Argument(help="The snapshot to serve again.")],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Serve an earlier snapshot again, after verifying every table and file of it; a running
+    API swaps to it within seconds, as to a new one. The next build publishes over it."""
+    try:
+        rollback(data_dir_of(data_dir), snapshot_id)
+    except SnapshotError as exc:
+        echo(f"aimi snapshots rollback: {exc}", err=True)
+        raise typer.Exit(1) from None
+    echo(f"CURRENT → {snapshot_id}")
+
+
+@snapshots_app.command("prune")
+def snapshots_prune(
+    keep: Annotated[
+        int, typer.Option("--keep", min=1, help="How many of the newest snapshots to keep.")
+    ],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Delete all but the newest KEEP snapshots, never the current one (no reader needs an
+    old snapshot: cursors are positions valid on any snapshot)."""
+    try:
+        removed = prune(data_dir_of(data_dir), keep)
+    except SnapshotError as exc:
+        echo(f"aimi snapshots prune: {exc}", err=True)
+        raise typer.Exit(1) from None
+    echo(f"removed {len(removed)} snapshot(s)" + "".join(f"\n  {sid}" for sid in removed))
