@@ -35,13 +35,14 @@ lock:  ## re-resolve requirements.lock (runtime) and requirements-dev.lock (runt
 	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) \
 		-c requirements.lock --custom-compile-command "make lock" -o requirements-dev.lock
 
-run: setup  ## demo corpus if absent, build a snapshot, serve on 127.0.0.1:8000, print a dev key
+run: setup  ## demo corpus if absent, build a snapshot, serve the API and the site on 127.0.0.1:8000, print a dev key
 	$(BIN)/aimi demo-data --if-absent
 	$(BIN)/aimi build --demo
-	$(BIN)/aimi serve --dev
+	$(BIN)/aimi serve --dev --site
 
-test: setup  ## run the whole test suite (installs redis-server for its tests if missing)
+test: setup  ## run the whole test suite (installs redis-server and chromium for its tests if missing)
 	@scripts/ensure-redis
+	@scripts/ensure-chromium
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (under 2 minutes)

@@ -104,7 +104,8 @@ MAX_CLAIMS = 8
 
 
 class Decomposer(Protocol):
-    """What every extractor provides; an LLM-backed one plugs in here later."""
+    """What each deterministic extractor provides, one document at a time. The LLM decomposer
+    (``analytics.llm_units``) asks for many documents at once, so ``extract_units`` drives it."""
 
     version: str
 

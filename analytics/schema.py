@@ -131,6 +131,18 @@ EXTRACTIONS = _schema(
     }
 )
 
+# The LLM decomposer's answers, one per (content hash, model, prompt version): a build asks the
+# endpoint only for content it has no answer for (analytics.llm_units, pipelines.llm).
+LLM_ANSWERS = _schema(
+    {
+        "content_hash": pl.String,
+        "model": pl.String,
+        "prompt_version": pl.String,
+        "answer": pl.String,  # the message content as the endpoint returned it
+        "answered_at": UTC_TIME,
+    }
+)
+
 # Entities known to a build: the registry, names a person approved, and discovered names;
 # ``reviewed`` is the reviewed set (registry, approved, and discovered names that pass the
 # acceptance bar), ``status`` says which (analytics.entity_review.STATUSES).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -22,8 +22,10 @@ from analytics.decompose import (
     verify_units,
 )
 from analytics.embedding import EMBEDDING_DIM, Embedder, FloatMatrix
+from analytics.llm_units import LlmAnswerError, LlmDecomposer, LlmReport, LlmRequest, parse_answer
 from analytics.schema import EXTRACTIONS, SIGNALS, UNIT_REJECTIONS, UNITS
 from analytics.urls import signal_id_for, with_segment
+from analytics.verify import CENTRAL_ROLES, NameFinder, Rejection, UnitDraft
 
 EPISODE_CHAPTER_SEPARATOR = " — "
 
@@ -150,13 +152,27 @@ def signals_from_sources(
 @dataclass(frozen=True)
 class Extraction:
     """Verified units (before human review), the verifier's rejections, and per signal the
-    extraction that produced them."""
+    extraction that produced them; what the LLM decomposer did, when a build chose it."""
 
     units: pl.DataFrame  # UNITS
     rejections: pl.DataFrame  # UNIT_REJECTIONS
     extractions: pl.DataFrame  # EXTRACTIONS
     extracted: int  # signals decomposed in this run
     reused: int  # signals whose earlier units were kept
+    llm: LlmReport = LlmReport()
+
+
+@dataclass(frozen=True)
+class _Todo:
+    """A signal to decompose, with the deterministic extractor it gets (its LLM fallback)."""
+
+    signal_id: str
+    content_type: str
+    title: str
+    text: str
+    content_hash: str
+    deterministic: Decomposer
+    by_llm: bool
 
 
 def _empty_extraction() -> Extraction:
@@ -190,13 +206,19 @@ def extract_units(
     embed: Embedder | None = None,
     previous: Extraction | None = None,
     force: bool = False,
+    llm: LlmDecomposer | None = None,
+    names: NameFinder | None = None,
 ) -> Extraction:
     """Decompose signals into verified units, reusing earlier work where it still holds.
 
     Each signal gets the current extractor (``embed-3``, which needs ``embed``) if its source
     was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
     (spec §2.3); ``force`` gives every signal the current one. Without an embedder, every
-    signal gets ``lexical-1``. A signal whose content and chosen extractor are those of its
+    signal gets ``lexical-1``. With ``llm``, the LLM decomposer takes the current extractor's
+    place for the kinds it decomposes; a signal whose answer is missing or unusable, or whose
+    central statement the verifier refuses, falls back to the deterministic extractor (counted
+    per reason in ``Extraction.llm``). ``names`` (the registry's mentions) serves the
+    verifier's name rule. A signal whose content and chosen extractor are those of its
     ``previous`` extraction keeps its units without being decomposed again.
     """
     earlier = LexicalDecomposer()
@@ -207,58 +229,167 @@ def extract_units(
             "signal_id", "content_hash", "extraction_version"
         ).iter_rows()
     }
-    role_rank = {"thesis": 0, "synopsis": 0, "argument": 1, "claim": 2}
-    unit_rows: list[dict[str, Any]] = []
-    rejection_rows: list[dict[str, Any]] = []
-    extraction_rows: list[dict[str, Any]] = []
     keep: list[str] = []
-    todo: list[tuple[str, str, str, str, Decomposer]] = []
+    todo: list[_Todo] = []
     planner = EmbeddingDecomposer(embed) if embed is not None else None
     current: Decomposer = planner if planner is not None else earlier
-    for signal_id, content_type, text, content_hash, first_ingested_at in signals.select(
-        "signal_id", "content_type", "text", "content_hash", "first_ingested_at"
+    for (
+        signal_id,
+        kind,
+        content_type,
+        title,
+        text,
+        content_hash,
+        first_ingested_at,
+    ) in signals.select(
+        "signal_id",
+        "kind",
+        "content_type",
+        "title",
+        "text",
+        "content_hash",
+        "first_ingested_at",
     ).iter_rows():
         chosen = (
             current
             if force
             else decomposer_for(first_ingested_at, current=current, earlier=earlier)
         )
-        if done.get(signal_id) == (content_hash, chosen.version):
+        by_llm = llm is not None and chosen is current and llm.decomposes(kind)
+        version = llm.version if llm is not None and by_llm else chosen.version
+        if done.get(signal_id) == (content_hash, version):
             keep.append(signal_id)
         else:
-            todo.append((signal_id, content_type, text, content_hash, chosen))
-    if planner is not None and embed is not None and todo:
+            todo.append(_Todo(signal_id, content_type, title, text, content_hash, chosen, by_llm))
+    rows = _Rows()
+    report = LlmReport()
+    refused: dict[str, list[Rejection]] = {}
+    if llm is not None:
+        report, refused = _decompose_by_llm([t for t in todo if t.by_llm], llm, embed, names, rows)
+    deterministic = [t for t in todo if not t.by_llm or t.signal_id in refused]
+    if planner is not None and embed is not None and deterministic:
         # One batched pass over every sentence the current extractor will embed: far cheaper
         # than one small call per document.
         wanted = sorted(
             {
                 sentence
-                for _, content_type, text, _, chosen in todo
-                if chosen is planner
-                for sentence in planner.texts_to_embed(content_type, text)
+                for t in deterministic
+                if t.deterministic is planner
+                for sentence in planner.texts_to_embed(t.content_type, t.text)
             }
         )
         vectors = embed(wanted) if wanted else np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
-        cached = PrecomputedEmbedder(wanted, vectors, fallback=embed)
-        batched = EmbeddingDecomposer(cached)
-        todo = [
-            (signal_id, content_type, text, content_hash, batched if chosen is planner else chosen)
-            for signal_id, content_type, text, content_hash, chosen in todo
+        batched = EmbeddingDecomposer(PrecomputedEmbedder(wanted, vectors, fallback=embed))
+        deterministic = [
+            replace(t, deterministic=batched) if t.deterministic is planner else t
+            for t in deterministic
         ]
-    for signal_id, content_type, text, content_hash, chosen in todo:
-        drafts = chosen.decompose(content_type, text)
-        accepted, rejected = verify_units(drafts, text, embed)
+    for t in deterministic:
+        drafts = t.deterministic.decompose(t.content_type, t.text)
+        accepted, rejected = verify_units(drafts, t.text, embed, names)
+        rows.add(t, t.deterministic.version, accepted, refused.get(t.signal_id, []) + rejected)
+    kept = pl.DataFrame({"signal_id": keep}, schema={"signal_id": pl.String})
+    units = pl.concat(
+        [
+            previous.units.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(rows.units, schema=UNITS, orient="row"),
+        ]
+    )
+    rejections = pl.concat(
+        [
+            previous.rejections.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(rows.rejections, schema=UNIT_REJECTIONS, orient="row"),
+        ]
+    )
+    extractions = pl.concat(
+        [
+            previous.extractions.join(kept, on="signal_id", how="semi"),
+            pl.DataFrame(rows.extractions, schema=EXTRACTIONS, orient="row"),
+        ]
+    ).sort("signal_id")
+    return Extraction(
+        units.sort("signal_id", "position"),
+        rejections,
+        extractions,
+        extracted=len(rows.extractions),
+        reused=len(keep),
+        llm=report,
+    )
+
+
+def _decompose_by_llm(
+    todo: list[_Todo],
+    llm: LlmDecomposer,
+    embed: Embedder | None,
+    names: NameFinder | None,
+    rows: _Rows,
+) -> tuple[LlmReport, dict[str, list[Rejection]]]:
+    """The LLM's verified units for ``todo``, added to ``rows``; the report, and for each
+    signal that falls back the rejections of the LLM's drafts (empty when it had none)."""
+    replies = (
+        llm.respond([LlmRequest(t.content_hash, t.content_type, t.title, t.text) for t in todo])
+        if todo
+        else {}
+    )
+    refused: dict[str, list[Rejection]] = {}
+    fallbacks: list[tuple[str, str]] = []
+    for t in todo:
+        reply = replies[t.content_hash]
+        if reply.content is None:
+            fallbacks.append((t.signal_id, str(reply.failure)))
+            refused[t.signal_id] = []
+            continue
+        try:
+            drafts = parse_answer(reply.content, t.content_type, t.text)
+        except LlmAnswerError as exc:
+            fallbacks.append((t.signal_id, exc.reason))
+            refused[t.signal_id] = []
+            continue
+        accepted, rejected = verify_units(drafts, t.text, embed, names)
+        if not any(unit.role in CENTRAL_ROLES for unit in accepted):
+            fallbacks.append((t.signal_id, "no_central_statement"))
+            refused[t.signal_id] = rejected
+            continue
+        rows.add(t, llm.version, accepted, rejected)
+    hits = sum(reply.cached for reply in replies.values())
+    report = LlmReport(
+        decomposed=len(todo) - len(fallbacks),
+        cache_hits=hits,
+        asked=len(replies) - hits,
+        fallbacks=tuple(fallbacks),
+    )
+    return report, refused
+
+
+class _Rows:
+    """The rows of the units, rejections and extractions tables a run produces."""
+
+    ROLE_RANK = {"thesis": 0, "synopsis": 0, "argument": 1, "claim": 2}
+
+    def __init__(self) -> None:
+        self.units: list[dict[str, Any]] = []
+        self.rejections: list[dict[str, Any]] = []
+        self.extractions: list[dict[str, Any]] = []
+
+    def add(
+        self,
+        todo: _Todo,
+        version: str,
+        accepted: list[UnitDraft],
+        rejected: list[Rejection],
+    ) -> None:
+        signal_id = todo.signal_id
         seen: set[str] = set()
         # the extractor returns served order; a stable sort on the role alone keeps an
         # argument's sentences together even when they interleave in the document
-        ordered = sorted(accepted, key=lambda u: role_rank[u.role])
+        ordered = sorted(accepted, key=lambda u: self.ROLE_RANK[u.role])
         position = 0
         for unit in ordered:
             uid = unit_id_for(signal_id, unit.role, unit.text)
             if uid in seen:  # the same sentence twice in one source is one unit
                 continue
             seen.add(uid)
-            unit_rows.append(
+            self.units.append(
                 {
                     "unit_id": uid,
                     "signal_id": signal_id,
@@ -275,7 +406,7 @@ def extract_units(
             )
             position += 1
         for rejection in rejected:
-            rejection_rows.append(
+            self.rejections.append(
                 {
                     "unit_id": unit_id_for(signal_id, rejection.unit.role, rejection.unit.text),
                     "signal_id": signal_id,
@@ -284,38 +415,12 @@ def extract_units(
                     "rule": rejection.rule,
                 }
             )
-        extraction_rows.append(
+        self.extractions.append(
             {
                 "signal_id": signal_id,
-                "content_hash": content_hash,
-                "extraction_version": chosen.version,
+                "content_hash": todo.content_hash,
+                "extraction_version": version,
                 "units": position,
                 "rejected": len(rejected),
             }
         )
-    kept = pl.DataFrame({"signal_id": keep}, schema={"signal_id": pl.String})
-    units = pl.concat(
-        [
-            previous.units.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(unit_rows, schema=UNITS, orient="row"),
-        ]
-    )
-    rejections = pl.concat(
-        [
-            previous.rejections.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(rejection_rows, schema=UNIT_REJECTIONS, orient="row"),
-        ]
-    )
-    extractions = pl.concat(
-        [
-            previous.extractions.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(extraction_rows, schema=EXTRACTIONS, orient="row"),
-        ]
-    ).sort("signal_id")
-    return Extraction(
-        units.sort("signal_id", "position"),
-        rejections,
-        extractions,
-        extracted=len(extraction_rows),
-        reused=len(keep),
-    )

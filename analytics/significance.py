@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 from scipy.stats import binom, false_discovery_control
 
 from analytics.codes import IntArray, distinct_sorted
 
 FloatArray = npt.NDArray[np.float64]
+
+# The unadjusted p-value beside a trend table's Benjamini–Hochberg adjusted ``p_value``.
+RAW_P_VALUE = "raw_p_value"
 
 
 def _binary_search(
@@ -82,7 +86,7 @@ def binom_test_p_values(
     return result
 
 
-def _p_values(k1: IntArray, k2: IntArray, n1: int, n2: int) -> FloatArray:
+def raw_p_values(k1: IntArray, k2: IntArray, n1: int, n2: int) -> FloatArray:
     """Two-sided conditional binomial test of two Poisson rates, one raw p-value per key.
 
     With no mentions in either period, or no signals at all in one period, there is nothing to
@@ -107,8 +111,25 @@ def adjusted_p_values(k1: IntArray, k2: IntArray, n1: int, n2: int) -> FloatArra
     """Benjamini–Hochberg adjusted p-values of the rate-change test, one per key, the keys given
     being the family. ``k1``/``k2``: each key's recent and prior mentions; ``n1``/``n2``: all
     signals in the two periods."""
-    raw = _p_values(k1, k2, n1, n2)
+    raw = raw_p_values(k1, k2, n1, n2)
     if not len(raw):
         return raw
     adjusted: FloatArray = false_discovery_control(raw, method="bh")
     return adjusted
+
+
+def with_raw_p_values(trends: pl.DataFrame) -> pl.DataFrame:
+    """A trend table (``analytics.trends.trend_metrics``) with ``raw_p_value``: each key's
+    p-value before the adjustment, where it has an adjusted one (null elsewhere). The site
+    shows both; the trend table keeps only the adjusted one, which the label is decided on."""
+    k1 = trends["recent_mentions"].to_numpy().astype(np.int64)
+    k2 = trends["prior_mentions"].to_numpy().astype(np.int64)
+    # every key of one table shares the period totals n1 and n2 (none when it has no keys)
+    n1, n2 = (
+        int(total or 0)
+        for total in trends.select(pl.col("recent_total").max(), pl.col("prior_total").max()).row(0)
+    )
+    raw = pl.Series(RAW_P_VALUE, raw_p_values(k1, k2, n1, n2), dtype=pl.Float64)
+    return trends.with_columns(
+        pl.when(pl.col("p_value").is_null()).then(None).otherwise(raw).alias(RAW_P_VALUE)
+    )

@@ -10,15 +10,18 @@ import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import dagster as dg
 
 from pipelines.definitions import ASSETS, CHECKS
 from pipelines.resources import AimiResource, resource_for_run
-from warehouse import locks
+from warehouse import clock, locks
+from warehouse.build_record import BuildRecord, CheckOutcome, write_build_record
 from warehouse.paths import DataDir
+from warehouse.settings import DecomposerChoice
 from warehouse.snapshot import OpenedSnapshot, open_current
 
 DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -27,7 +30,7 @@ DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 # What a refresh re-materializes (spec §4.10): the aggregate views behind profiles, co-occurrence,
 # the theme overview and the weekly counts, then the embeddings of new units and the snapshot.
 REFRESHED_VIEWS = ("entity_trends", "theme_trends", "entity_profiles", "theme_profiles")
-_REFRESHED = (*REFRESHED_VIEWS, "unit_embeddings", "snapshot")
+_REFRESHED = (*REFRESHED_VIEWS, "unit_embeddings", "snapshot", "static_site")
 
 
 class BuildError(RuntimeError):
@@ -92,6 +95,8 @@ def build(
     persistent: bool = True,
     log_level: str = "WARNING",
     force_reextract: bool = False,
+    decomposer: DecomposerChoice | None = None,
+    wall_clock: bool = False,
 ) -> OpenedSnapshot:
     """Run sources → signals → units → snapshot with their checks; return the new snapshot."""
     return build_run(
@@ -100,6 +105,8 @@ def build(
         persistent=persistent,
         log_level=log_level,
         force_reextract=force_reextract,
+        decomposer=decomposer,
+        wall_clock=wall_clock,
     ).snapshot
 
 
@@ -110,11 +117,25 @@ def build_run(
     persistent: bool = True,
     log_level: str = "WARNING",
     force_reextract: bool = False,
+    decomposer: DecomposerChoice | None = None,
+    wall_clock: bool = False,
 ) -> BuildRun:
-    """``build``, keeping Dagster's result as well as the snapshot."""
+    """``build``, keeping Dagster's result as well as the snapshot.
+
+    The data dir remembers the clock (``warehouse.clock``): ``as_of`` pins it for every later
+    run of any kind, ``wall_clock`` returns to the wall clock, neither keeps what it was.
+    """
+    if as_of is not None and wall_clock:
+        raise ValueError("give as_of or wall_clock, not both")
     with build_lock(data, wait=True), dagster_instance(data, persistent=persistent) as instance:
+        if as_of is not None:
+            clock.pin(data, as_of, by=f"aimi build --as-of {as_of.isoformat()}")
+        elif wall_clock:
+            clock.unpin(data)
         # the run's one read of the wall clock (DESIGN §7), once the lock is ours
-        resource = resource_for_run(data, as_of=as_of, force_reextract=force_reextract)
+        resource = resource_for_run(
+            data, as_of=as_of, force_reextract=force_reextract, decomposer=decomposer
+        )
         return _materialize(data, resource, instance, log_level)
 
 
@@ -155,6 +176,34 @@ def _materialize(
         # the warnings (quarantined records) and the failures, the rest is in the UI.
         run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
     )
+    checks = [
+        CheckOutcome(check.check_name, check.asset_key.to_user_string(), check.passed)
+        for check in result.get_asset_check_evaluations()
+    ]
+    record = partial(
+        BuildRecord,
+        kind="refresh" if selection else "build",
+        run_id=result.run_id,
+        started_at=resource.run_started_at().isoformat(),
+        as_of=resource.clock().isoformat(),
+        checks=checks,
+    )
+    try:
+        opened = _published(data, result)
+    except BuildError as exc:
+        finished = datetime.now(UTC).isoformat()
+        write_build_record(data, record(finished_at=finished, success=False, error=str(exc)))
+        raise
+    finished = datetime.now(UTC).isoformat()
+    write_build_record(
+        data, record(finished_at=finished, success=True, snapshot_id=opened.snapshot_id)
+    )
+    return BuildRun(opened, result)
+
+
+def _published(data: DataDir, result: dg.ExecuteInProcessResult) -> OpenedSnapshot:
+    """The snapshot a successful run published; ``BuildError`` naming the failed steps or
+    checks otherwise."""
     if not result.success:
         failures = [event for event in result.all_events if event.is_step_failure]
         steps = ", ".join(event.step_key or "?" for event in failures) or "unknown"
@@ -167,7 +216,7 @@ def _materialize(
     opened = open_current(data)
     if opened is None:
         raise BuildError("the build finished but published no snapshot")
-    return BuildRun(opened, result)
+    return opened
 
 
 def _failure_message(event: dg.DagsterEvent) -> str:

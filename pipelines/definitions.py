@@ -14,7 +14,7 @@ from pipelines.defs.analytics.checks import entity_trends_hold, theme_trends_hol
 from pipelines.defs.automation.jobs import daily_refresh, inbox_sensor, refresh_job
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.ingest.assets import sources
-from pipelines.defs.publish.assets import snapshot
+from pipelines.defs.publish.assets import snapshot, static_site
 from pipelines.defs.publish.checks import (
     profiles_agree_with_cards,
     served_signals_are_complete,
@@ -36,6 +36,7 @@ ASSETS = [
     theme_profiles,
     unit_embeddings,
     snapshot,
+    static_site,
 ]
 CHECKS = [
     snapshot_verifies,

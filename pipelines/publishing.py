@@ -1,11 +1,16 @@
-"""Publishing a build: number what changed for the feed, then switch to a new snapshot.
+"""Publishing a build: number what changed for the feed and stage a new snapshot; write the
+static JSON tree and site into it; then switch ``CURRENT`` to it.
 
-Shared by the ``snapshot`` asset and anything else that publishes (tests, admin refresh), so
-change numbering can never be skipped.
+Shared by the ``snapshot`` and ``static_site`` assets and anything else that publishes (tests),
+so change numbering can never be skipped and the site is always written before readers see
+the snapshot.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +27,7 @@ from analytics.schema import CHANGE_STATE
 from warehouse.locks import publish_lock
 from warehouse.paths import DataDir
 from warehouse.search_index import build_search_files
-from warehouse.snapshot import OpenedSnapshot, publish_snapshot
+from warehouse.snapshot import OpenedSnapshot, add_files, stage_snapshot, switch_current
 from warehouse.tables import read_table, refresh_catalog, write_table
 
 
@@ -59,7 +64,7 @@ class Published:
     changed: int
 
 
-def publish_served(
+def stage_served(
     data: DataDir,
     rendered: pl.DataFrame,
     units: pl.DataFrame,
@@ -70,7 +75,8 @@ def publish_served(
     metadata: Mapping[str, Any] | None = None,
     search: SearchInput | None = None,
 ) -> Published:
-    """Give new and changed signals their ``change_seq``, save the numbering, publish.
+    """Give new and changed signals their ``change_seq``, save the numbering, stage the
+    snapshot (``publish_staged`` makes it current).
 
     Numbers are saved before the snapshot goes live: a failed publish leaves a gap in the
     sequence, never a number given out twice. The lock keeps two builds from interleaving.
@@ -85,7 +91,7 @@ def publish_served(
         if search is not None:
             tables["search_units"] = search.units
             writer = search.write
-        opened = publish_snapshot(
+        opened = stage_snapshot(
             data,
             tables,
             as_of=as_of,
@@ -93,5 +99,61 @@ def publish_served(
             metadata={**(metadata or {}), "changed_signals": sequenced.changed},
             write_files=writer,
         )
-        refresh_catalog(data)
     return Published(opened, sequenced.served, sequenced.changed)
+
+
+def publish_served(
+    data: DataDir,
+    rendered: pl.DataFrame,
+    units: pl.DataFrame,
+    *,
+    as_of: datetime,
+    built_at: datetime,
+    extra_tables: Mapping[str, pl.DataFrame] | None = None,
+    search: SearchInput | None = None,
+) -> Published:
+    """``stage_served`` and switch ``CURRENT`` at once, with no static site: for callers that
+    publish serving tables alone (the API tests' small snapshots, edited copies of one)."""
+    published = stage_served(
+        data,
+        rendered,
+        units,
+        as_of=as_of,
+        built_at=built_at,
+        extra_tables=extra_tables,
+        search=search,
+    )
+    with publish_lock(data):
+        switch_current(data, published.snapshot)
+        refresh_catalog(data)
+    return published
+
+
+def write_static_site(folder: Path) -> dict[str, Any]:
+    """Write the static JSON tree and the market-pulse site into the snapshot ``folder``.
+
+    ``serving.static`` renders them through the service functions the API answers with, so
+    they run in a child interpreter: the pipelines never import the serving package (DESIGN
+    §2), as the CLI never imports Dagster. Returns the child's report (pages, files, bytes).
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "serving.static", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = " ".join(done.stderr.strip().splitlines()[-3:])
+        raise RuntimeError(f"the static site for {folder.name} failed: {tail}")
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"static_site": report}
+
+
+def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
+    """Seal the static JSON tree and site into the staged snapshot, switch ``CURRENT`` to it
+    and refresh the catalog's ``served_*`` views."""
+    with publish_lock(data):
+        opened = add_files(data, staged, write_static_site)
+        switch_current(data, opened)
+        refresh_catalog(data)
+    return opened

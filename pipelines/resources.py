@@ -4,23 +4,29 @@ A run reads the clock once (DESIGN §7): ``aimi build`` and the admin refresh ta
 when they start the run and pass it in; a run started any other way (the UI, the schedule, the
 sensor) uses the instant Dagster recorded when it created the run. Every asset of the run then
 sees the same ``started_at`` (when the snapshot is ``built_at``, when sources were ingested) and
-the same ``as_of`` (the trend window and the signal cut-off): the pinned clock when one is set,
-else ``started_at``. Without this, a build straddling Monday 00:00 UTC could cut signals at one
+the same ``as_of`` (the trend window and the signal cut-off): the run's own (``--as-of``), else
+``AIMI_AS_OF``, else the clock the data dir remembers (``warehouse.clock``), else
+``started_at``. Without this, a build straddling Monday 00:00 UTC could cut signals at one
 week and compute the trend window of the next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 import dagster as dg
 from pydantic import PrivateAttr
 
 from analytics.embedding import FloatMatrix
+from analytics.linking import Linker, Mention
+from warehouse import locks
+from warehouse.clock import read_pinned
 from warehouse.paths import DataDir
-from warehouse.settings import load_settings, parse_as_of
+from warehouse.settings import DecomposerChoice, load_settings, parse_as_of
 
 
 def wall_clock() -> datetime:
@@ -45,6 +51,21 @@ class LazyEmbedder:
         return load_minilm()(texts)
 
 
+class LazyRegistryLinker:
+    """The registry's mentions, compiled on first use: only abstractive (LLM) units need them,
+    and loading the registry takes a second or two."""
+
+    def __init__(self) -> None:
+        self._linker: Linker | None = None
+
+    def find_mentions(self, text: str) -> list[Mention]:
+        if self._linker is None:
+            from warehouse.registry import load_registry, registry_path
+
+            self._linker = Linker(load_registry(registry_path()))
+        return self._linker.find_mentions(text)
+
+
 class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     """Data dir and clock for every asset. Empty strings mean: take them from the settings
     (``AIMI_DATA_DIR``, ``AIMI_AS_OF``), else ``./data`` / the run's instant."""
@@ -56,14 +77,43 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     # Give every signal the current extractor, even sources ingested before 2026-04-28 that
     # otherwise keep their earlier extraction (spec §2.3).
     force_reextract: bool = False
+    # "llm": the LLM decomposer (AIMI_LLM_BASE_URL, AIMI_LLM_MODEL) for the kinds in
+    # AIMI_LLM_KINDS (every kind when unset), the deterministic extractor as its fallback;
+    # empty: AIMI_DECOMPOSER
+    decomposer: Literal["", "deterministic", "llm"] = ""
 
     _clock: RunClock | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._clock = self._read_clock(_run_created_at(context))
 
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[AimiResource]:
+        """A run holds the data dir's build lock throughout, however it was started: a UI,
+        schedule or sensor run waits for an `aimi build` (and the other way round) instead of
+        publishing over it. `aimi build` and the admin refresh hold it already; it is
+        re-entrant within their thread. A sensor's evaluation (no run) only reads the inbox
+        and takes no lock: it must not wait for a build to decide whether to start one."""
+
+        def say_waiting() -> None:
+            if context.log is not None:
+                context.log.info("waiting for the build running on %s to finish", self.data().root)
+
+        with contextlib.ExitStack() as held:
+            if context.run is not None:
+                held.enter_context(locks.build_lock(self.data(), on_wait=say_waiting))
+            self.setup_for_execution(context)
+            try:
+                yield self
+            finally:
+                self.teardown_after_execution(context)
+
     def data(self) -> DataDir:
         return DataDir.from_env(self.data_dir or None)
+
+    def chosen_decomposer(self) -> DecomposerChoice:
+        """The run's decomposer: its own, else ``AIMI_DECOMPOSER``."""
+        return self.decomposer or load_settings().decomposer
 
     def run_clock(self) -> RunClock:
         """The run's clock, decided on first use and the same for every asset after that."""
@@ -86,12 +136,19 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             started = run_created_at or wall_clock()
         if self.as_of:
             return RunClock(started, parse_as_of(self.as_of))
-        pinned = load_settings().as_of
-        return RunClock(started, pinned or started)
+        fixed = load_settings().as_of
+        if fixed is None:
+            remembered = read_pinned(self.data())
+            fixed = remembered.as_of if remembered is not None else None
+        return RunClock(started, fixed or started)
 
 
 def resource_for_run(
-    data: DataDir, *, as_of: datetime | None = None, force_reextract: bool = False
+    data: DataDir,
+    *,
+    as_of: datetime | None = None,
+    force_reextract: bool = False,
+    decomposer: DecomposerChoice | None = None,
 ) -> AimiResource:
     """The resource for a run started now (`aimi build`, an admin refresh): the wall clock is
     read here, once, and every asset of the run uses that instant."""
@@ -100,6 +157,7 @@ def resource_for_run(
         as_of=as_of.isoformat() if as_of else "",
         started_at=wall_clock().isoformat(),
         force_reextract=force_reextract,
+        decomposer=decomposer or "",
     )
 
 

@@ -1,5 +1,5 @@
-"""The ``aimi`` command line: ingest, build, serve, MCP, demo data, API keys, review and the
-query encoder's export."""
+"""The ``aimi`` command line: ingest, build, serve, MCP, demo data, API keys, review, the
+query encoder's export and the static site's export."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ import typer
 
 from serving.cli_common import DataDirOption, data_dir_of, echo, reviewer
 from serving.cli_entities import entities_app
+from serving.cli_site import site_app
+from serving.cli_snapshots import snapshots_app
+from serving.cli_status import status
 from warehouse.paths import DataDir
+from warehouse.settings import DecomposerChoice
 
 app = typer.Typer(
     help="aimi: verified market intelligence about the AI economy.",
@@ -41,6 +45,9 @@ encoder_app = typer.Typer(
 app.add_typer(encoder_app, name="encoder")
 
 app.add_typer(entities_app, name="entities")
+app.add_typer(site_app, name="site")
+app.command()(status)
+app.add_typer(snapshots_app, name="snapshots")
 
 
 @app.command()
@@ -75,10 +82,22 @@ def ingest(
 def build(
     as_of: Annotated[
         str | None,
-        typer.Option("--as-of", help="Fix the clock: ISO 8601 date or date-time (UTC)."),
+        typer.Option(
+            "--as-of",
+            help="Fix the clock: ISO 8601 date or date-time (UTC). The data dir remembers it: "
+            "every later run (a build, a Dagster UI run, the schedule, the sensor, an admin "
+            "refresh) keeps it until --as-of or --wall-clock changes it.",
+        ),
     ] = None,
     demo: Annotated[
-        bool, typer.Option("--demo", help="Fix the clock at the demo corpus's as_of.")
+        bool,
+        typer.Option("--demo", help="Fix the clock at the demo corpus's as_of (remembered)."),
+    ] = False,
+    wall_clock: Annotated[
+        bool,
+        typer.Option(
+            "--wall-clock", help="Forget the fixed clock: this and later runs use the wall clock."
+        ),
     ] = False,
     reextract: Annotated[
         bool,
@@ -88,11 +107,28 @@ def build(
             "before 2026-04-28 (which otherwise keep their earlier extraction).",
         ),
     ] = False,
+    decomposer: Annotated[
+        DecomposerChoice | None,
+        typer.Option(
+            "--decomposer",
+            help="llm: decompose with the OpenAI-compatible endpoint of AIMI_LLM_BASE_URL and "
+            "AIMI_LLM_MODEL (the kinds in AIMI_LLM_KINDS, every kind when unset); a signal "
+            "whose answer fails or does not verify falls back to the deterministic extractor.",
+            show_default="AIMI_DECOMPOSER, else deterministic",
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Materialize every Dagster asset in-process and publish a snapshot."""
-    if demo and as_of:
-        raise typer.BadParameter("give --as-of or --demo, not both")
+    if sum((demo, as_of is not None, wall_clock)) > 1:
+        raise typer.BadParameter("give one of --as-of, --demo and --wall-clock")
+    from warehouse.settings import llm_not_configured, load_settings
+
+    settings = load_settings()
+    if (decomposer or settings.decomposer) == "llm":
+        problem = llm_not_configured(settings)
+        if problem is not None:
+            raise typer.BadParameter(problem, param_hint="--decomposer / AIMI_DECOMPOSER")
     if demo:
         from demo import DEMO_AS_OF
 
@@ -108,8 +144,12 @@ def build(
     ]
     if as_of:
         command += ["--as-of", as_of]
+    if wall_clock:
+        command.append("--wall-clock")
     if reextract:
         command.append("--reextract")
+    if decomposer:
+        command += ["--decomposer", decomposer]
     raise typer.Exit(subprocess.call(command))
 
 
@@ -173,6 +213,15 @@ def serve(
     dev: Annotated[
         bool, typer.Option("--dev", help="Accept a development key and print it with examples.")
     ] = False,
+    site: Annotated[
+        bool,
+        typer.Option(
+            "--site",
+            help="Also serve the snapshot's market-pulse site and JSON tree under /site/, "
+            "without an API key (off by default: it publishes the data to anyone who can "
+            "reach the port).",
+        ),
+    ] = False,
     data_dir: DataDirOption = None,
 ) -> None:
     """Serve /v1 from the current snapshot; new snapshots are picked up without a restart."""
@@ -195,8 +244,10 @@ def serve(
         echo(f"  curl {base}/v1/health")
         echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?limit=5"')
         echo(f'  curl -H "X-API-Key: {key}" "{base}/v1/signals?content_type=event&window=2w"\n')
+    if site:
+        echo(f"  market-pulse site: http://{host}:{port}/site/\n")
     uvicorn.run(
-        "serving.app:create_app",
+        "serving.static.mount:create_app_with_site" if site else "serving.app:create_app",
         factory=True,
         host=host,
         port=port,

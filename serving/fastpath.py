@@ -1,7 +1,8 @@
 """A fast path for the requests clients make most: the two pre-rendered resources fetched one
-by one (``GET /v1/entities/{name_or_id}``, ``GET /v1/signals/{signal_id}``) and plain searches
-(``GET /v1/search`` with ``q`` or ``similar_to`` and at most ``limit``, ``diversity_cap``,
-``role`` and ``content_type``).
+by one (``GET /v1/entities/{name_or_id}``, ``GET /v1/signals/{signal_id}``), the signal list
+and change feed (``GET /v1/signals`` with any of its parameters but the deprecated ``q``) and
+plain searches (``GET /v1/search`` with ``q`` or ``similar_to`` and at most ``limit``,
+``diversity_cap``, ``role`` and ``content_type``).
 
 The resources' answer is bytes the snapshot already holds, so routing and dependency solving in
 FastAPI cost several times the work itself (bench/api measured 957 requests/s against 3,888 for
@@ -18,53 +19,138 @@ the routes stay declared there for validation and the OpenAPI document.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qsl
 
 from anyio import to_thread
+from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from analytics.schema import CONTENT_TYPES, UNIT_ROLES
 from serving import service
 from serving.auth import admit, api_key_of, authenticate
+from serving.cursor import MAX_CURSOR_CHARS
 from serving.errors import ApiError, error_response_of
+from serving.models import IsoDateTime
+from serving.responses import MAX_LIMIT
 from serving.service import (
+    MAX_ENTITY_FILTER_CHARS,
+    MAX_KEYWORD_CHARS,
     MAX_NAME_OR_ID_CHARS,
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
+    MAX_THEME_CHARS,
     MAX_UNIT_ID_CHARS,
+    WINDOW_PATTERN,
+    SignalSort,
 )
 from serving.store import LoadedSnapshot, SnapshotStore
 
 _ENTITY_PREFIX = "/v1/entities/"
 _SIGNAL_PREFIX = "/v1/signals/"
-_SEARCH_PATH = "/v1/search"
 _JSON = (b"content-type", b"application/json")
 
 
-def _result_count(value: str) -> bool:
-    """A ``limit`` or ``diversity_cap`` in canonical decimal form within the routes' bounds;
-    "010", "+5" or " 5" go to FastAPI to be read its way."""
-    return (
-        value.isascii()
-        and value.isdigit()
-        and value == str(int(value))
-        and 1 <= int(value) <= MAX_SEARCH_LIMIT
-    )
+class _Declined(ValueError):
+    """A value the route would reject or read differently: FastAPI answers."""
 
 
-# the search parameters taken here, each with the test its value passes in the route unchanged
-_SEARCH_PARAMETERS: dict[str, Callable[[str], bool]] = {
-    "q": lambda value: 1 <= len(value) <= MAX_QUERY_CHARS,
-    "similar_to": lambda value: len(value) <= MAX_UNIT_ID_CHARS,
-    "limit": _result_count,
-    "diversity_cap": _result_count,
-    "role": lambda value: value in UNIT_ROLES,
-    "content_type": lambda value: value in CONTENT_TYPES,
+def _count(highest: int) -> Callable[[str], int]:
+    """A page size in canonical decimal form within ``1…highest``; "010", "+5" or " 5" go to
+    FastAPI to be read its way."""
+
+    def read(value: str) -> int:
+        if not (value.isascii() and value.isdigit() and value == str(int(value))):
+            raise _Declined(value)
+        if not 1 <= int(value) <= highest:
+            raise _Declined(value)
+        return int(value)
+
+    return read
+
+
+def _text(shortest: int, longest: int) -> Callable[[str], str]:
+    def read(value: str) -> str:
+        if not shortest <= len(value) <= longest:
+            raise _Declined(value)
+        return value
+
+    return read
+
+
+def _choice(values: tuple[str, ...]) -> Callable[[str], str]:
+    def read(value: str) -> str:
+        if value not in values:
+            raise _Declined(value)
+        return value
+
+    return read
+
+
+def _window(value: str) -> str:
+    if re.fullmatch(WINDOW_PATTERN.strip("^$"), value) is None:
+        raise _Declined(value)
+    return value
+
+
+_DATE_TIME: TypeAdapter[datetime] = TypeAdapter(IsoDateTime)
+
+
+def _date_time(value: str) -> datetime:
+    """The route's own reading of a date parameter (the same pydantic type)."""
+    try:
+        return _DATE_TIME.validate_python(value)
+    except ValidationError:
+        raise _Declined(value) from None
+
+
+@dataclass(frozen=True)
+class QueryRoute:
+    """A route with query parameters answered here: how each parameter taken is read (any other
+    goes to FastAPI), the service function, and whether it blocks (then it runs in a worker
+    thread, at most ``AIMI_SEARCH_THREADS`` at once)."""
+
+    parameters: Mapping[str, Callable[[str], Any]]
+    answer: Callable[..., bytes]
+    blocking: bool
+
+
+QUERY_ROUTES: dict[str, QueryRoute] = {
+    "/v1/search": QueryRoute(
+        {
+            "q": _text(1, MAX_QUERY_CHARS),
+            "similar_to": _text(0, MAX_UNIT_ID_CHARS),
+            "limit": _count(MAX_SEARCH_LIMIT),
+            "diversity_cap": _count(MAX_SEARCH_LIMIT),
+            "role": _choice(UNIT_ROLES),
+            "content_type": _choice(CONTENT_TYPES),
+        },
+        service.search,
+        blocking=True,
+    ),
+    # `q` (renamed `keyword`, answered with Deprecation headers) stays the route's
+    "/v1/signals": QueryRoute(
+        {
+            "entity": _text(0, MAX_ENTITY_FILTER_CHARS),
+            "theme": _text(0, MAX_THEME_CHARS),
+            "keyword": _text(0, MAX_KEYWORD_CHARS),
+            "content_type": _choice(CONTENT_TYPES),
+            "published_after": _date_time,
+            "published_before": _date_time,
+            "window": _window,
+            "sort": _choice(get_args(SignalSort)),
+            "cursor": _text(0, MAX_CURSOR_CHARS),
+            "limit": _count(MAX_LIMIT),
+        },
+        service.list_signals,
+        blocking=False,
+    ),
 }
-_INTEGERS = ("limit", "diversity_cap")
 
 Answer = Callable[[LoadedSnapshot, str], bytes]
 
@@ -91,8 +177,8 @@ def route(path: str) -> tuple[Answer, str] | None:
     return None
 
 
-def search_arguments(query_string: bytes) -> dict[str, Any] | None:
-    """``service.search``'s keyword arguments for a search query string the route would read
+def query_arguments(route: QueryRoute, query_string: bytes) -> dict[str, Any] | None:
+    """``route``'s service keyword arguments for a query string the FastAPI route would read
     into the same values, or None when FastAPI should answer (any other parameter, a repeated
     one, a value it would reject or convert).
 
@@ -102,16 +188,24 @@ def search_arguments(query_string: bytes) -> dict[str, Any] | None:
     pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
     arguments: dict[str, Any] = {}
     for name, value in pairs:
-        valid = _SEARCH_PARAMETERS.get(name)
-        if valid is None or name in arguments or not valid(value):
+        read = route.parameters.get(name)
+        if read is None or name in arguments:
             return None
-        arguments[name] = int(value) if name in _INTEGERS else value
+        try:
+            arguments[name] = read(value)
+        except _Declined:
+            return None
     return arguments
 
 
+def search_arguments(query_string: bytes) -> dict[str, Any] | None:
+    """``query_arguments`` of ``/v1/search``."""
+    return query_arguments(QUERY_ROUTES["/v1/search"], query_string)
+
+
 class FastPath:
-    """Pure ASGI middleware answering the routes of ``route`` and the searches of
-    ``search_arguments`` without FastAPI's router; it sits
+    """Pure ASGI middleware answering the routes of ``route`` and the query strings of
+    ``query_arguments`` without FastAPI's router; it sits
     inside ``RequestIdMiddleware``, which adds the request id and rate-limit headers."""
 
     def __init__(self, app: ASGIApp) -> None:
@@ -121,12 +215,13 @@ class FastPath:
         if scope["type"] != "http" or scope["method"] != "GET":
             await self.app(scope, receive, send)
             return
-        if scope["path"] == _SEARCH_PATH:
-            arguments = search_arguments(scope["query_string"])
+        query_route = QUERY_ROUTES.get(scope["path"])
+        if query_route is not None:
+            arguments = query_arguments(query_route, scope["query_string"])
             if arguments is None:
                 await self.app(scope, receive, send)
                 return
-            await self._search(scope, receive, send, arguments)
+            await self._query(scope, receive, send, query_route, arguments)
             return
         found = None if scope["query_string"] else route(scope["path"])
         if found is None:
@@ -144,17 +239,26 @@ class FastPath:
             return
         await _send_json(send, body)
 
-    async def _search(
-        self, scope: Scope, receive: Receive, send: Send, arguments: dict[str, Any]
+    async def _query(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        query_route: QueryRoute,
+        arguments: dict[str, Any],
     ) -> None:
         state = scope["app"].state
         try:
             principal = authenticate(state, api_key_of(scope))
             admit(state, scope, principal)
             store: SnapshotStore = state.store
-            answer = partial(service.search, store.require(), state.query_embedder, **arguments)
-            # embedding the query and both legs block: keep them off the event loop
-            body = await to_thread.run_sync(answer, limiter=state.search_limiter)
+            snapshot = store.require()
+            if query_route.blocking:
+                answer = partial(query_route.answer, snapshot, state.query_embedder, **arguments)
+                # embedding the query and both legs block: keep them off the event loop
+                body = await to_thread.run_sync(answer, limiter=state.search_limiter)
+            else:
+                body = query_route.answer(snapshot, **arguments)
         except ApiError as exc:
             await error_response_of(scope, exc)(scope, receive, send)
             return

@@ -1,5 +1,9 @@
 """Response models of the /v1 API, exactly the shapes of spec §2 and §7.
 
+Their docstrings and field descriptions are the OpenAPI document's text, read by API consumers:
+they say what a value means (units, ranges, what null or absence means) and point at nothing a
+consumer cannot see (``tests/serving/test_openapi.py`` holds that).
+
 Most routes return pre-rendered bytes, so these models document the contract in OpenAPI and let
 tests check the bytes. Optional fields that the API omits rather than nulls are typed
 ``X | SkipJsonSchema[None] = None``: absent from ``required``, never ``null`` in the schema.
@@ -37,82 +41,139 @@ IsoDateTime = Annotated[
 
 
 class Snippet(BaseModel):
-    text: str = Field(description="Verbatim locator into the source, at most 50 characters.")
-    truncated: bool
+    """A short verbatim locator into the source, not the full passage."""
+
+    text: str = Field(description="Verbatim text from the source, at most 50 characters.")
+    truncated: bool = Field(
+        description="True when the passage went on past these 50 characters and was cut."
+    )
 
 
 class EvidencePreview(BaseModel):
-    snippets: list[Snippet]
+    """Where in the source the unit comes from."""
+
+    snippets: list[Snippet] = Field(description="One or more locators, in source order.")
 
 
 class Verification(BaseModel):
-    human_reviewed: Literal[True]
+    """Present only on units a human reviewer approved."""
+
+    human_reviewed: Literal[True] = Field(description="Always true when present.")
 
 
 class Unit(BaseModel):
-    """A verified text unit (spec §2.1)."""
+    """A verified text unit: the same object in signal detail and in search hits."""
 
-    id: str
-    role: UnitRole
-    text: str
+    id: str = Field(
+        description="Stable unit id; the same unit has the same id in search and in signal "
+        "detail, and it is what `similar_to` takes."
+    )
+    role: UnitRole = Field(
+        description="`thesis`: central statement of an analysis; `synopsis`: central "
+        "statement of an event; `argument`: a supporting sentence of an analysis; `claim`: "
+        "an atomic fact."
+    )
+    text: str = Field(description="The verified text.")
     argument_id: str | SkipJsonSchema[None] = Field(
-        default=None, description="Only when role=argument; shared by one argument's units."
+        default=None,
+        description="Only when role=argument: units sharing it, in list order, form one "
+        "argument (a paragraph). Absent on other roles.",
     )
-    entities: list[str] | SkipJsonSchema[None] = None
+    entities: list[str] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Public ids (`ent:/…`) of the entities the unit's text names; absent when "
+        "it names none.",
+    )
     verification: Verification | SkipJsonSchema[None] = Field(
-        default=None, description="Present only when a human reviewer approved the unit."
+        default=None,
+        description="Present only when a human reviewer approved the unit; absent otherwise.",
     )
-    evidence_preview: EvidencePreview | SkipJsonSchema[None] = None
+    evidence_preview: EvidencePreview | SkipJsonSchema[None] = Field(
+        default=None, description="Verbatim locators into the source; absent when none."
+    )
 
 
 class Themes(BaseModel):
-    value_chain: list[str]
-    market_force: list[str]
+    """A signal's theme labels on the two axes (each can be empty)."""
+
+    value_chain: list[str] = Field(
+        description="Value-chain labels (Semiconductors & Hardware, Infrastructure, Data, "
+        "Foundation Models, Tooling & Platforms, Applications)."
+    )
+    market_force: list[str] = Field(
+        description="Market-force labels (Competitive Dynamics, Capital & Investment, "
+        "Regulatory & Legal, Talent & Labor, Technology & Scientific Innovation, Adoption & "
+        "Demand)."
+    )
 
 
 class EntityRef(BaseModel):
-    entity_id: str
-    name: str
-    type: EntityType
+    """An entity a signal mentions."""
+
+    entity_id: str = Field(description="Stable public id, `ent:/…`.")
+    name: str = Field(description="Display name.")
+    type: EntityType = Field(description="Entity type.")
 
 
 class SignalFields(BaseModel):
-    """The fields a signal card and a signal detail share (spec §2.2, §2.3)."""
+    """The fields a signal card and a signal detail share."""
 
-    signal_id: str
-    title: str
-    url: str
-    published_at: datetime
-    content_type: ContentType
-    domain: str
-    verified_unit_count: int
-    themes: Themes
-    entities: list[EntityRef]
+    signal_id: str = Field(description="Unique signal id; `GET /v1/signals/{signal_id}` reads it.")
+    title: str = Field(
+        description="Title of the full source (for a podcast segment: `<Episode> — <Chapter>`), "
+        "not necessarily of the extracted segment."
+    )
+    url: str = Field(
+        description="Link to the full source; a podcast segment's carries the audio span as "
+        "`t=<start_seconds>` and `end=<end_seconds>`."
+    )
+    published_at: datetime = Field(description="Publication time of the full source (UTC).")
+    content_type: ContentType = Field(
+        description="`analysis` (an argued position) or `event` (a factual report)."
+    )
+    domain: str = Field(description="Registrable domain of the source, e.g. `example.com`.")
+    verified_unit_count: int = Field(
+        description="Number of verified units; equals the length of `units` in the detail."
+    )
+    themes: Themes = Field(description="Theme labels on both axes.")
+    entities: list[EntityRef] = Field(description="Entities the signal mentions.")
 
 
 class SignalCard(SignalFields):
-    """An item of the signal list (spec §2.2)."""
+    """An item of the signal list: the shared fields plus the central statement."""
 
     thesis: str | SkipJsonSchema[None] = Field(
-        default=None, description="Central statement of an analysis signal."
+        default=None,
+        description="Central statement of an analysis signal, whole; absent on events.",
     )
     synopsis: str | SkipJsonSchema[None] = Field(
-        default=None, description="Central statement of an event signal."
+        default=None,
+        description="Central statement of an event signal, whole; absent on analyses.",
     )
 
 
 class SignalDetail(SignalFields):
-    """One signal with its verified units (spec §2.3)."""
+    """One signal with its verified units."""
 
-    units: list[Unit]
+    units: list[Unit] = Field(
+        description="Flat list grouped by role: the central statement (thesis or synopsis), "
+        "then arguments, then claims, in document order. Events have no arguments."
+    )
+
+
+_HAS_MORE = "True when another page follows; pass `next_cursor` back as `cursor` to read it."
 
 
 class SignalList(BaseModel):
-    """A page of signal cards (spec §4.3)."""
+    """A page of signal cards."""
 
-    signals: list[SignalCard]
-    has_more: bool
-    next_cursor: str | None
+    signals: list[SignalCard] = Field(description="At most `limit` cards, in the page's order.")
+    has_more: bool = Field(description=_HAS_MORE)
+    next_cursor: str | None = Field(
+        description="Opaque. `sort=published`: the next page's cursor, null once `has_more` is "
+        "false. `sort=changed`: a resume point to keep and poll from, returned on the last page "
+        "too; null only when nothing changed after `cursor` (keep the one you had)."
+    )
 
 
 Direction = Literal["Rising", "Stable", "Declining", "New"]
@@ -122,25 +183,47 @@ Stability = Literal["Volatile", "Steady"]
 Scale = Literal["Large", "Medium", "Small"]
 Notability = Literal["High", "Medium", "Low", "Negligible"]
 
-_UNRATED = "Null below 8 signals (spec §8)."
+_UNRATED = " Null below 8 signals, where no label is computed."
+_DIRECTION_RULE = (
+    "Share of voice of the last 4 weeks against the 8 weeks before: `Rising` at 1.25 times or "
+    "more (or none before), `Declining` at 0.8 times or less, else `Stable`."
+)
+_CONFIDENCE_RULE = (
+    "`Significant` when that change in mention rate passes a two-sided test of two Poisson "
+    "rates at 5% (Benjamini–Hochberg adjusted across the rated keys), else `Insignificant`."
+)
+_STABILITY_RULE = (
+    "`Volatile` when the 12 weekly shares vary by more than half their mean (coefficient of "
+    "variation > 0.5), else `Steady`."
+)
+_TREND_WINDOW = (
+    "Weeks are complete Monday–Sunday weeks (UTC); the week in progress is excluded. The "
+    "window is the last 12 of them."
+)
 
 
 class ThemeTrend(BaseModel):
+    """Trend numbers over the rolling 12-week window of complete Monday–Sunday weeks."""
+
     share_of_voice: float = Field(
-        description="Share of all signals over the trailing 4 complete weeks."
+        description="Share of all signals over the trailing 4 complete weeks, 0 to 1."
     )
-    streak: int = Field(description="Consecutive growth weeks ending at the last complete week.")
+    streak: int = Field(
+        description="Consecutive weeks of growth ending at the last complete week (0–11)."
+    )
     current_week: int = Field(description="Signals in the last complete Monday–Sunday week.")
     prior_week: int = Field(description="Signals in the week before it.")
 
 
 class EntityTrend(ThemeTrend):
+    """An entity's trend numbers."""
+
     source_diversity: int = Field(description="Distinct source domains in the 12-week window.")
 
 
 class Distributions(BaseModel):
     content_type_mix: dict[str, int] = Field(
-        description="Signals per content type; both keys always present."
+        description="Signals per content type (`analysis`, `event`); both keys always present."
     )
     value_chain_distribution: dict[str, int] = Field(
         description="Signals per value-chain theme; all six labels, zeros included."
@@ -151,117 +234,180 @@ class Distributions(BaseModel):
 
 
 class EntityProfile(Distributions):
-    """An entity as the list serves it (spec §2.5, without ``related_entities``)."""
+    """An entity as the list serves it, without `related_entities`."""
 
-    entity_id: str = Field(description="Stable public id, `ent:/…`.")
-    name: str
-    type: EntityType
-    wikipedia_url: str | SkipJsonSchema[None] = None
-    signal_count: int
-    first_seen: datetime | None = Field(description="Null only without any signal.")
-    last_seen: datetime | None = Field(description="Null only without any signal.")
-    trend: EntityTrend
-    scale: Scale
-    direction: Direction | None = Field(description=_UNRATED)
-    confidence: Confidence | None = Field(description=_UNRATED)
-    stability: Stability | None = Field(description=_UNRATED)
-    notability: Notability | None = Field(description=_UNRATED)
-    notability_reasoning: str
+    entity_id: str = Field(description="Stable opaque public id, `ent:/…`.")
+    name: str = Field(description="Display name.")
+    type: EntityType = Field(
+        description="Entity type; `other` covers products, software, frameworks, datasets, "
+        "benchmarks, publications and technical concepts."
+    )
+    wikipedia_url: str | SkipJsonSchema[None] = Field(
+        default=None, description="Wikipedia article; absent when none is known."
+    )
+    signal_count: int = Field(description="Signals mentioning the entity, all time.")
+    first_seen: datetime | None = Field(
+        description="Publication time of the first mention; null only without any signal."
+    )
+    last_seen: datetime | None = Field(
+        description="Publication time of the latest mention; null only without any signal."
+    )
+    trend: EntityTrend = Field(description=f"Trend numbers. {_TREND_WINDOW}")
+    scale: Scale = Field(
+        description="Rank among entities with 8 or more signals by mentions in the window: "
+        "about the top 10% `Large`, the next 25% `Medium`, the rest `Small`; below 8 signals "
+        "always `Small`."
+    )
+    direction: Direction | None = Field(
+        description=_DIRECTION_RULE + " `New`: reached its third signal in the last 4 weeks "
+        "and was first seen at most 26 weeks before that." + _UNRATED
+    )
+    confidence: Confidence | None = Field(description=_CONFIDENCE_RULE + _UNRATED)
+    stability: Stability | None = Field(description=_STABILITY_RULE + _UNRATED)
+    notability: Notability | None = Field(
+        description="Overall notability, explained by `notability_reasoning`." + _UNRATED
+    )
+    notability_reasoning: str = Field(
+        description="How the notability label was reached (the points each rule gave), or why "
+        "there is none."
+    )
 
 
 class RelatedEntity(BaseModel):
-    entity_id: str
-    name: str
-    type: EntityType
-    co_occurrence_count: int = Field(description="Signals containing both.")
+    """An entity that shares signals with the one asked for."""
+
+    entity_id: str = Field(description="Stable public id, `ent:/…`.")
+    name: str = Field(description="Display name.")
+    type: EntityType = Field(description="Entity type.")
+    co_occurrence_count: int = Field(description="Signals mentioning both entities.")
 
 
 class EntityProfileDetail(EntityProfile):
-    """One entity with its top 25 related entities (spec §2.5, §4.6)."""
+    """One entity with its top 25 related entities."""
 
-    related_entities: list[RelatedEntity]
+    related_entities: list[RelatedEntity] = Field(
+        description="At most 25, by `co_occurrence_count` descending."
+    )
 
 
 class EntityList(BaseModel):
-    """A page of entity profiles (spec §4.5)."""
+    """A page of entity profiles."""
 
-    entities: list[EntityProfile]
-    has_more: bool
-    next_cursor: str | None
+    entities: list[EntityProfile] = Field(description="At most `limit` profiles, in sort order.")
+    has_more: bool = Field(description=_HAS_MORE)
+    next_cursor: str | None = Field(
+        description="Opaque cursor of the next page; null once `has_more` is false."
+    )
 
 
 class TrendingTrend(BaseModel):
-    momentum_wow: float
-    momentum_4w: float
-    acceleration: float
-    z_score: float
-    persistence: float
-    share_of_voice: float
-    share_of_voice_history: list[float] = Field(description="12 weekly shares, oldest first.")
-    streak: int
-    current_week: int
-    prior_week: int
+    """Trend numbers of a trending entity (12 complete Monday–Sunday weeks)."""
+
+    momentum_wow: float = Field(
+        description="Week-over-week change: (current_week − prior_week) / max(prior_week, 1)."
+    )
+    momentum_4w: float = Field(
+        description="Signals in the last 4 weeks against the 4 before: (recent − before) / "
+        "max(before, 1)."
+    )
+    acceleration: float = Field(description="This week's `momentum_wow` minus the previous week's.")
+    z_score: float = Field(
+        description="The last week's count against the 11 weeks before: (count − mean) / "
+        "max(standard deviation, 1)."
+    )
+    persistence: float = Field(description="Share of the 12 weeks with a signal, 0 to 1.")
+    share_of_voice: float = Field(
+        description="Share of all signals over the trailing 4 complete weeks, 0 to 1."
+    )
+    share_of_voice_history: list[float] = Field(
+        description="12 weekly shares of all signals, oldest first."
+    )
+    streak: int = Field(
+        description="Consecutive weeks of growth ending at the last complete week (0–11)."
+    )
+    current_week: int = Field(description="Signals in the last complete Monday–Sunday week.")
+    prior_week: int = Field(description="Signals in the week before it.")
 
 
 class TrendingItem(Distributions):
-    """A trending entity (spec §4.7): its own field names."""
+    """A trending entity, with this endpoint's own field names."""
 
-    entity_id: str
-    display_name: str
-    type_primary: TypePrimary
-    signal_count: int
-    first_seen: datetime
-    last_seen: datetime
-    trend: TrendingTrend
+    entity_id: str = Field(description="Stable public id, `ent:/…`.")
+    display_name: str = Field(description="Display name (`name` in the entity list).")
+    type_primary: TypePrimary = Field(
+        description="Coarse type: `Product` covers models, hardware and other; `Other` "
+        "covers locations, events and regulation."
+    )
+    signal_count: int = Field(description="Signals mentioning the entity, all time.")
+    first_seen: datetime = Field(description="Publication time of the first mention.")
+    last_seen: datetime = Field(description="Publication time of the latest mention.")
+    trend: TrendingTrend = Field(description="Trend numbers.")
 
 
 class TrendingList(BaseModel):
-    data: list[TrendingItem]
+    """The trending entities of one mode."""
+
+    data: list[TrendingItem] = Field(description="At most `limit` entities, in the mode's order.")
 
 
 class Theme(BaseModel):
-    """A theme as the list serves it (spec §2.6, without ``related_themes``)."""
+    """A theme as the list serves it, without `related_themes`."""
 
-    axis: Axis
-    label: str
-    signal_count: int
-    trend: ThemeTrend
-    direction: ThemeDirection | None = Field(description=_UNRATED)
-    confidence: Confidence | None = Field(description=_UNRATED)
-    stability: Stability | None = Field(description=_UNRATED)
-    notability: Notability | None = Field(description=_UNRATED)
-    notability_reasoning: str
+    axis: Axis = Field(description="`value_chain` or `market_force`.")
+    label: str = Field(description="One of the 12 canonical labels.")
+    signal_count: int = Field(description="Signals carrying the label, all time.")
+    trend: ThemeTrend = Field(description=f"Trend numbers. {_TREND_WINDOW}")
+    direction: ThemeDirection | None = Field(description=_DIRECTION_RULE + _UNRATED)
+    confidence: Confidence | None = Field(description=_CONFIDENCE_RULE + _UNRATED)
+    stability: Stability | None = Field(description=_STABILITY_RULE + _UNRATED)
+    notability: Notability | None = Field(
+        description="Overall notability, explained by `notability_reasoning`." + _UNRATED
+    )
+    notability_reasoning: str = Field(
+        description="How the notability label was reached, or why there is none."
+    )
 
 
 class RelatedTheme(BaseModel):
-    axis: Axis
-    label: str
-    co_occurrence_count: int
+    """A theme, on either axis, that shares signals with the one asked for."""
+
+    axis: Axis = Field(description="`value_chain` or `market_force`.")
+    label: str = Field(description="Canonical label.")
+    co_occurrence_count: int = Field(description="Signals carrying both labels.")
 
 
 class ThemeDetail(Theme):
-    """One theme with the themes of both axes that share its signals (spec §4.9)."""
+    """One theme with the themes of both axes that share its signals."""
 
-    related_themes: list[RelatedTheme]
+    related_themes: list[RelatedTheme] = Field(
+        description="Themes of both axes sharing signals with this one, by "
+        "`co_occurrence_count` descending."
+    )
 
 
 class ThemeList(BaseModel):
-    themes: list[Theme]
+    """The themes, value chain first, each axis in canonical order."""
+
+    themes: list[Theme] = Field(description="12 themes, or the 6 of the requested axis.")
 
 
 class Citation(BaseModel):
-    signal_id: str
-    title: str | None
-    url: str | None
-    domain: str | None
-    published_at: datetime | None
+    """The signal a search hit comes from."""
+
+    signal_id: str = Field(description="The source signal; `GET /v1/signals/{signal_id}`.")
+    title: str | None = Field(description="Title of the full source; null when unknown.")
+    url: str | None = Field(description="Link to the full source; null when unknown.")
+    domain: str | None = Field(description="Registrable domain of the source; null when unknown.")
+    published_at: datetime | None = Field(
+        description="Publication time of the full source; null when unknown."
+    )
 
 
 class SearchHit(BaseModel):
-    """A search result (spec §2.4): the unit exactly as in its signal's detail."""
+    """A search result: the unit exactly as in its signal's detail, and its citation."""
 
-    unit: Unit
-    citation: Citation
+    unit: Unit = Field(description="The matching unit, with its verification and evidence.")
+    citation: Citation = Field(description="Where the unit comes from.")
     relevance_score: float = Field(
         description="Fused reciprocal-rank score (q) or cosine similarity (similar_to), times "
         "the recency factor when recency_boost > 0. Higher is more relevant; no fixed floor."
@@ -269,41 +415,70 @@ class SearchHit(BaseModel):
 
 
 class SearchResults(BaseModel):
-    results: list[SearchHit]
-    query: str | SkipJsonSchema[None] = Field(default=None, description="Echoed when q is used.")
+    """The best `limit` hits, best first; not paginated."""
+
+    results: list[SearchHit] = Field(description="At most `limit` hits, best first.")
+    query: str | SkipJsonSchema[None] = Field(
+        default=None, description="Echoed when q is used; absent otherwise."
+    )
     similar_to: str | SkipJsonSchema[None] = Field(
-        default=None, description="Echoed when similar_to is used."
+        default=None, description="Echoed when similar_to is used; absent otherwise."
     )
 
 
 class SnapshotInfo(BaseModel):
-    id: str
-    as_of: datetime
-    built_at: datetime
+    """The published snapshot of the data being served."""
+
+    id: str = Field(description="Snapshot id; changes with every publish.")
+    as_of: datetime = Field(
+        description="The build clock: trend weeks and `window` are measured back from it."
+    )
+    built_at: datetime = Field(description="When the snapshot was built.")
 
 
 class Health(BaseModel):
-    """Liveness plus the snapshot being served (DESIGN §9)."""
+    """Liveness, the API version and the snapshot being served."""
 
-    status: Literal["ok", "starting"]
-    version: str
-    snapshot: SnapshotInfo | None
+    status: Literal["ok", "starting"] = Field(
+        description="`ok` once a snapshot is loaded; `starting` before (data endpoints answer "
+        "503 meanwhile)."
+    )
+    version: str = Field(description="API version, e.g. `0.1.0`.")
+    snapshot: SnapshotInfo | None = Field(
+        description="The snapshot being served; null while `starting`."
+    )
 
 
 class ErrorDetail(BaseModel):
-    code: str
-    message: str
-    status: int
-    field: str | None = None
-    request_id: str | None = None
-    retry_after: int | None = None
-    reset: int | None = None
+    """What went wrong, for people and for programs."""
+
+    code: str = Field(
+        description="Machine-readable: `invalid_parameters`, `unauthorized`, `not_found`, "
+        "`method_not_allowed`, `rate_limited`, `internal_error` or `unavailable`."
+    )
+    message: str = Field(description="Human-readable, naming the fix where there is one.")
+    status: int = Field(description="The HTTP status, repeated.")
+    field: str | None = Field(
+        default=None, description="The offending parameter, when one is to blame; else null."
+    )
+    request_id: str | None = Field(
+        default=None, description="Correlation id, also in the `X-Request-Id` header."
+    )
+    retry_after: int | None = Field(
+        default=None,
+        description="Seconds to wait, on 429 and 503 (mirrors `Retry-After`); else null.",
+    )
+    reset: int | None = Field(
+        default=None,
+        description="Unix seconds at which the exceeded rate-limit window resets, on 429; "
+        "else null.",
+    )
 
 
 class ErrorBody(BaseModel):
-    """The error body of every error status except 422 (spec §7)."""
+    """The error body of every error status except 422."""
 
-    error: ErrorDetail
+    error: ErrorDetail = Field(description="The error.")
 
 
 _ERROR_DESCRIPTIONS = {
@@ -332,14 +507,19 @@ _RATE_LIMIT_HEADERS = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(
+    *statuses: int, example: Any = None, invalid: str | None = None
+) -> dict[int | str, dict[str, Any]]:
     """``responses=`` entries documenting the error body for each status. With 429 (every
     route behind the API key), the success response and every error also document the
-    ``X-RateLimit-*`` headers, and the 429 its ``Retry-After``."""
+    ``X-RateLimit-*`` headers, and the 429 its ``Retry-After``. ``example`` is a 200 body shown
+    in the document; ``invalid`` lists the operation's 400 rules after the generic text."""
     responses: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorBody, "description": _ERROR_DESCRIPTIONS[status]}
         for status in statuses
     }
+    if invalid is not None:
+        responses[400]["description"] += " " + invalid
     if 429 in statuses:
         responses[200] = {"headers": _RATE_LIMIT_HEADERS}
         for status in statuses:
@@ -349,22 +529,28 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             "description": "Seconds until the exceeded window resets (1–60 for the minute).",
             "schema": {"type": "integer"},
         }
+    if example is not None:
+        responses.setdefault(200, {})["content"] = {"application/json": {"example": example}}
     return responses
 
 
 class MaterializedViews(BaseModel):
+    """The derived views a refresh re-materialized."""
+
     views_refreshed: int = Field(description="How many derived views were re-materialized.")
-    views: list[str] = Field(description="Their names (Dagster asset keys).")
+    views: list[str] = Field(description="Their names.")
 
 
 class Embeddings(BaseModel):
+    """What a refresh embedded."""
+
     units_embedded: int = Field(description="Units embedded by this refresh (new since the last).")
 
 
 class RefreshResult(BaseModel):
-    """``POST /v1/admin/refresh`` (spec §4.10), with the snapshot it published."""
+    """What an admin refresh did, and the snapshot it published."""
 
     status: str = Field(description="`ok` when the new snapshot is being served.")
-    materialized_views: MaterializedViews
-    embeddings: Embeddings
+    materialized_views: MaterializedViews = Field(description="The views re-materialized.")
+    embeddings: Embeddings = Field(description="The units embedded.")
     snapshot: SnapshotInfo = Field(description="The snapshot the refresh published.")

@@ -103,7 +103,8 @@ ABOUT: dict[str, str] = {
         "`new`: notable (its third signal) in the last 4 complete weeks and first mentioned at "
         "most 26 weeks before that (one or two earlier mentions, a rumour, do not keep a name "
         "out; an old name mentioned again is not new), by signal count. Ties end on "
-        "`entity_id`. Field names differ from the entity list (spec §4.7)."
+        "`entity_id`. Field names differ from the entity list (`display_name`, `type_primary`, "
+        "`trend` with momentum numbers)."
     ),
     "get_entity_profile": (
         "By public id (`ent:/…`, raw or URL-encoded) or URL-encoded display name or alias, "
@@ -191,7 +192,8 @@ def list_entities(
     cursor: str | None = None,
     limit: int = DEFAULT_LIMIT,
 ) -> bytes:
-    """A keyset page of entity profiles (without ``related_entities``)."""
+    """A keyset page of entity profiles (without ``related_entities``). An empty ``cursor``
+    (what a client sends back when ``next_cursor`` was null) is no cursor: the first page."""
     folded = None
     if name is not None:
         folded = " ".join(name.split()).casefold()
@@ -215,7 +217,7 @@ def list_entities(
         name=folded,
         theme=canonical_theme(theme),
         labels=labels,
-        after=None if cursor is None else decode_entities(cursor, sort),
+        after=decode_entities(cursor, sort) if cursor else None,
     )
     page = snapshot.entities.page(query, limit)
     next_cursor = None if page.last is None else encode_entities(sort, page.last)
@@ -364,11 +366,11 @@ def list_signals(
     limit: int = DEFAULT_LIMIT,
 ) -> bytes:
     """A keyset page of signal cards, newest first, or of the change feed (``sort="changed"``,
-    oldest change first, whose cursor is a resume point)."""
+    oldest change first, whose cursor is a resume point). An empty ``cursor`` is no cursor."""
     filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=keyword)
     lower, upper = published_bounds(published_after, published_before, window, snapshot.as_of)
     if sort == "changed":
-        after_seq = None if cursor is None else decode_changed(cursor).change_seq
+        after_seq = decode_changed(cursor).change_seq if cursor else None
         query = SignalQuery(
             content_type=content_type,
             published_from_us=lower,
@@ -386,7 +388,7 @@ def list_signals(
             content_type=content_type,
             published_from_us=lower,
             published_before_us=upper,
-            after=None if cursor is None else decode_published(cursor),
+            after=decode_published(cursor) if cursor else None,
             **filters,
         )
         page = snapshot.published_page(query, limit)

@@ -1,7 +1,7 @@
 """Inter-process locks (``flock``): the one helper every lock in the project goes through.
 
-- ``build_lock``: held by whatever materializes and publishes (`aimi build`, an admin refresh),
-  so two builds never run over one data dir at once.
+- ``build_lock``: held by whatever materializes and publishes (`aimi build`, an admin refresh,
+  any Dagster run), so two runs never build over one data dir at once.
 - ``publish_lock``: held while a build numbers changes and switches the snapshot pointer.
 - ``exclusive``: an already open file, e.g. the rate-limit counters every worker maps.
 """
@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import fcntl
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,13 +51,35 @@ def file_lock(
         yield
 
 
+# build locks this thread holds, by lock file: build_lock is re-entrant within a thread
+_held = threading.local()
+
+
 @contextmanager
 def build_lock(
     data: DataDir, *, wait: bool = True, on_wait: Callable[[], None] | None = None
 ) -> Iterator[None]:
-    """Exclusive use of the data dir for one build or refresh."""
-    with file_lock(data.build_lock, wait=wait, on_wait=on_wait):
-        yield
+    """Exclusive use of the data dir for one run: `aimi build`, an admin refresh, and every
+    Dagster run (its resource takes it: UI, schedule and sensor runs too).
+
+    Re-entrant within a thread: `aimi build` holds it while the Dagster run it starts, in the
+    same thread, takes it again. Another thread or process waits (or gets ``LockBusy``).
+    """
+    path = data.build_lock.resolve()
+    counts: dict[Path, int] = _held.__dict__.setdefault("counts", {})
+    if counts.get(path):
+        counts[path] += 1
+        try:
+            yield
+        finally:
+            counts[path] -= 1
+        return
+    with file_lock(path, wait=wait, on_wait=on_wait):
+        counts[path] = 1
+        try:
+            yield
+        finally:
+            del counts[path]
 
 
 @contextmanager

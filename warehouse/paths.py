@@ -39,6 +39,22 @@ class DataDir:
         return self.snapshots / "CURRENT"
 
     @property
+    def build_record(self) -> Path:
+        """The last build's or refresh's outcome and checks (``warehouse.build_record``)."""
+        return self.root / "last_build.json"
+
+    @property
+    def clock_file(self) -> Path:
+        """The pinned clock every run keeps (``warehouse.clock``); absent: the wall clock."""
+        return self.root / "clock.json"
+
+    @property
+    def staged_pointer(self) -> Path:
+        """Names the snapshot written last and not necessarily published yet: its checks and
+        the static site read it before ``CURRENT`` moves."""
+        return self.snapshots / "STAGED"
+
+    @property
     def inbox(self) -> Path:
         return self.root / "inbox"
 

@@ -12,18 +12,24 @@ import os
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from analytics.records import RecordError, parse_timestamp
+from analytics.schema import SOURCE_KINDS
 
 ENV_PREFIX = "AIMI_"
 ENV_FILE = ".env"
 DEFAULT_DATA_DIR = Path("data")
 
 _SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+
+# What decomposes a run's signals: the deterministic extractor, or the LLM decomposer (with the
+# deterministic extractor as its fallback, per signal).
+DecomposerChoice = Literal["deterministic", "llm"]
+DECOMPOSERS: tuple[str, ...] = get_args(DecomposerChoice)
 
 
 class Quota(BaseModel):
@@ -93,6 +99,22 @@ class Settings(BaseSettings):
     # and the interpreter lock: at 8 clients on 2 cores an unbounded pool had p99 51 ms, three
     # threads 42 ms for 8% less throughput (docs/benchmarks.md)
     search_threads: int | None = Field(default=None, ge=1)
+    # What decomposes signals in a run that does not say (`aimi build` without --decomposer, a
+    # Dagster UI run, the schedule, the sensor): set it once, or every such run would swap the
+    # LLM's units for the deterministic extractor's and back
+    decomposer: DecomposerChoice = "deterministic"
+    # The LLM decomposer: any OpenAI-compatible chat-completions endpoint (vLLM, llama.cpp
+    # server, Ollama, a hosted API), e.g. http://127.0.0.1:8080/v1
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    # per request; a request that times out is retried like a 429 or a 5xx, with backoff
+    llm_timeout_seconds: float = Field(default=120.0, gt=0)
+    llm_max_concurrency: int = Field(default=4, ge=1)
+    llm_retries: int = Field(default=3, ge=0)
+    # the source kinds the LLM decomposes when a build chooses it (comma-separated, e.g.
+    # "podcast,essay"); unset: every kind. The others keep the deterministic extractor.
+    llm_kinds: Annotated[tuple[str, ...], NoDecode] = ()
 
     @field_validator("as_of", mode="before")
     @classmethod
@@ -102,6 +124,30 @@ class Settings(BaseSettings):
         if not isinstance(value, str | datetime):
             raise ValueError(f"as_of must be an ISO 8601 string, got {type(value).__name__}")
         return parse_as_of(value)
+
+    @field_validator("llm_base_url", "llm_model", mode="before")
+    @classmethod
+    def _empty_llm_field_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("decomposer", mode="before")
+    @classmethod
+    def _empty_decomposer_is_the_default(cls, value: object) -> object:
+        return "deterministic" if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("llm_kinds", mode="before")
+    @classmethod
+    def _known_kinds(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        kinds = tuple(kind.strip().lower() for kind in value.split(",") if kind.strip())
+        unknown = [kind for kind in kinds if kind not in SOURCE_KINDS]
+        if unknown:
+            raise ValueError(
+                f"AIMI_LLM_KINDS names unknown source kinds {unknown}; the kinds are "
+                + ", ".join(SOURCE_KINDS)
+            )
+        return kinds
 
     @field_validator("registry", mode="before")
     @classmethod
@@ -134,6 +180,23 @@ class Settings(BaseSettings):
     @classmethod
     def _keep_default_tiers(cls, tiers: dict[str, Quota]) -> dict[str, Quota]:
         return {**DEFAULT_TIERS, **tiers}
+
+
+def llm_not_configured(settings: Settings) -> str | None:
+    """Why the LLM decomposer cannot run with these settings, as a message a user can act on
+    (None when it can)."""
+    missing = [
+        f"AIMI_{name.upper()}"
+        for name in ("llm_base_url", "llm_model")
+        if getattr(settings, name) is None
+    ]
+    if not missing:
+        return None
+    return (
+        f"the LLM decomposer needs {' and '.join(missing)}: the OpenAI-compatible endpoint and the "
+        "model to ask, e.g. AIMI_LLM_BASE_URL=http://127.0.0.1:8080/v1 "
+        "AIMI_LLM_MODEL=qwen2.5-7b-instruct (and AIMI_LLM_API_KEY for a hosted API)"
+    )
 
 
 def load_settings() -> Settings:

@@ -23,6 +23,7 @@ TABLE_NAMES = (
     "ingest_log",
     "signals",
     "extractions",
+    "llm_answers",
     "extracted_units",
     "units",
     "unit_rejections",

@@ -33,6 +33,7 @@ from serving.models import (
     SnapshotInfo,
     error_responses,
 )
+from serving.openapi import example
 from warehouse.settings import Settings
 
 ADMIN_SECRET_HEADER = "X-Admin-Secret"
@@ -94,7 +95,8 @@ def _run_refresh(settings: Settings, data_root: str) -> subprocess.CompletedProc
     "and serves it before answering. Needs `X-Admin-Secret`; an API key is not enough. While "
     "a refresh or a build runs, another is refused with 503 and `retry_after`. The clock is "
     "`AIMI_AS_OF` when set, else now.",
-    responses=error_responses(401, 500, 503),
+    responses=error_responses(401, 500, 503, example=example("refreshSnapshot")),
+    operation_id="refreshSnapshot",
 )
 async def refresh(
     settings: SettingsDep,

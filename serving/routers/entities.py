@@ -24,7 +24,9 @@ from serving.models import (
     TrendingList,
     error_responses,
 )
+from serving.openapi import THEME_MATCHING, example, theme_enum
 from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
+from serving.routers.signals import CURSOR, PAGE_LIMIT
 from serving.service import (
     ABOUT,
     DEFAULT_MIN_SIGNALS,
@@ -35,11 +37,17 @@ from serving.service import (
 
 router = APIRouter(tags=["entities"])
 
+_UNRATED = " Entities below 8 signals have no label and never match."
+_LIST_400 = "Here: a blank `name`; a `cursor` not issued by this API or issued for another `sort`."
+
 
 @router.get(
     "/entities",
     response_model=EntityList,
-    responses=error_responses(400, 401, 404, 503, 429),
+    responses=error_responses(
+        400, 401, 404, 503, 429, example=example("listEntities"), invalid=_LIST_400
+    ),
+    operation_id="listEntities",
     summary="List entity profiles",
     description=ABOUT["list_entities"],
 )
@@ -50,30 +58,58 @@ async def list_entities(
         str | None,
         Query(
             max_length=MAX_THEME_CHARS,
-            description="A canonical theme label: entities with at least one signal carrying "
-            "it. Unknown → 404.",
+            description="Entities with at least one signal carrying this theme label. "
+            + THEME_MATCHING,
+            json_schema_extra=theme_enum,
         ),
     ] = None,
-    entity_type: Annotated[EntityType | None, Query(alias="type")] = None,
+    entity_type: Annotated[
+        EntityType | None, Query(alias="type", description="Only entities of this type.")
+    ] = None,
     name: Annotated[
         str | None,
         Query(
             max_length=MAX_NAME_CHARS,
-            description="Substring of the display name, matched in any case.",
+            description="Substring of the display name, matched in any case with runs of "
+            "spaces folded. Blank → 400.",
         ),
     ] = None,
-    sort: Annotated[EntitySort, Query()] = "signal_count",
-    direction: Annotated[Direction | None, Query()] = None,
-    confidence: Annotated[Confidence | None, Query()] = None,
-    stability: Annotated[Stability | None, Query()] = None,
-    scale: Annotated[Scale | None, Query()] = None,
-    notability: Annotated[Notability | None, Query()] = None,
+    sort: Annotated[
+        EntitySort,
+        Query(
+            description="`signal_count`: most signals first; `first_seen`: newest first; "
+            "`trend`: signals in the last 4 complete weeks, most first. Ties by `entity_id`."
+        ),
+    ] = "signal_count",
+    direction: Annotated[
+        Direction | None, Query(description="Only entities with this `direction`." + _UNRATED)
+    ] = None,
+    confidence: Annotated[
+        Confidence | None,
+        Query(description="Only entities with this `confidence`." + _UNRATED),
+    ] = None,
+    stability: Annotated[
+        Stability | None, Query(description="Only entities with this `stability`." + _UNRATED)
+    ] = None,
+    scale: Annotated[
+        Scale | None,
+        Query(description="Only entities with this `scale` (below 8 signals: `Small`)."),
+    ] = None,
+    notability: Annotated[
+        Notability | None,
+        Query(description="Only entities with this `notability`." + _UNRATED),
+    ] = None,
     min_signals: Annotated[
         int,
-        Query(ge=1, le=2**31, description="Minimum `signal_count`; 1 includes everything."),
+        Query(
+            ge=1,
+            le=2**31,
+            description="Minimum `signal_count`. The default 2 is the human-reviewed set; 1 "
+            "adds single-signal entities and names found by discovery.",
+        ),
     ] = DEFAULT_MIN_SIGNALS,
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the last page.")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    cursor: Annotated[str | None, Query(description=CURSOR)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=PAGE_LIMIT)] = DEFAULT_LIMIT,
     q: Annotated[
         str | None,
         Query(deprecated=True, description="Renamed `name` on 2026-06-12; ignored."),
@@ -103,20 +139,40 @@ async def list_entities(
 @router.get(
     "/entities/trending",
     response_model=TrendingList,
-    responses=error_responses(401, 404, 503, 429),
+    responses=error_responses(401, 404, 503, 429, example=example("getTrendingEntities")),
+    operation_id="getTrendingEntities",
     summary="Trending entities",
     description=ABOUT["get_trending_entities"],
 )
 async def trending_entities(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
-    mode: Annotated[Mode, Query()],
+    mode: Annotated[
+        Mode,
+        Query(
+            description="`rising`: rising share of voice, by z-score; `hot`: most signals in "
+            "the last complete week; `consistent`: active in at least 9 of the 12 weeks, by "
+            "persistence; `new`: newly notable, by signal count."
+        ),
+    ],
     theme: Annotated[
         str | None,
-        Query(max_length=MAX_THEME_CHARS, description="A canonical theme label. Unknown → 404."),
+        Query(
+            max_length=MAX_THEME_CHARS,
+            description="Only entities with a signal carrying this theme label. " + THEME_MATCHING,
+            json_schema_extra=theme_enum,
+        ),
     ] = None,
-    type_primary: Annotated[TypePrimary | None, Query()] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    type_primary: Annotated[
+        TypePrimary | None,
+        Query(
+            description="Coarse type: `Organization`, `Person`, `Product` (models, hardware, "
+            "other) or `Other` (locations, events, regulation)."
+        ),
+    ] = None,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_LIMIT, description=f"How many entities, 1–{MAX_LIMIT}.")
+    ] = DEFAULT_LIMIT,
 ) -> Response:
     body = service.trending_entities(
         snapshot, mode, theme=theme, type_primary=type_primary, limit=limit
@@ -128,7 +184,16 @@ async def trending_entities(
     "/entities/{name_or_id:path}",
     response_model=EntityProfileDetail,
     response_model_exclude_none=True,
-    responses=error_responses(400, 401, 404, 503, 429),
+    responses=error_responses(
+        400,
+        401,
+        404,
+        503,
+        429,
+        example=example("getEntity"),
+        invalid="Here: an internal `type:key` id instead of the public `ent:/…` one.",
+    ),
+    operation_id="getEntity",
     summary="One entity profile with related entities",
     description=ABOUT["get_entity_profile"],
 )
@@ -136,7 +201,12 @@ async def get_entity(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
     name_or_id: Annotated[
-        str, Path(max_length=MAX_NAME_OR_ID_CHARS, description="Public id or display name.")
+        str,
+        Path(
+            max_length=MAX_NAME_OR_ID_CHARS,
+            description="Public id (`ent:/…`, raw or URL-encoded) or URL-encoded display name "
+            "or alias, in any case. Unknown → 404.",
+        ),
     ],
 ) -> Response:
     return Response(service.entity_profile(snapshot, name_or_id), media_type="application/json")

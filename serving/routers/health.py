@@ -11,16 +11,26 @@ from fastapi import APIRouter, Response
 from serving.deps import StoreDep
 from serving.errors import NotFound
 from serving.models import Health, SnapshotInfo, error_responses
+from serving.openapi import example
 from serving.version import API_VERSION
 
 router = APIRouter(tags=["health"])
 
 CHANGELOG = Path(__file__).resolve().parents[2] / "docs" / "changelog.md"
+# the head of the table, as the document shows it
+CHANGELOG_EXAMPLE = (
+    "| date | status | item | migration note |\n"
+    "|---|---|---|---|\n"
+    "| 2026-09-12 | Shipped | `min_signals` on `/v1/entities`, default 2 | Pass "
+    "`min_signals=1` to include single-signal entities. |\n"
+)
 
 
 @router.get(
     "/health",
     response_model=Health,
+    responses={200: {"content": {"application/json": {"example": example("getHealth")}}}},
+    operation_id="getHealth",
     summary="Service health",
     description="`status` is `ok` once a snapshot is loaded and `starting` before; both are "
     "200. Sending an API key is allowed and not required.",
@@ -42,9 +52,13 @@ async def health(store: StoreDep) -> Health:
     "/changelog",
     response_class=Response,
     responses={
-        200: {"content": {"text/markdown": {}}, "description": "The changelog."},
+        200: {
+            "content": {"text/markdown": {"example": CHANGELOG_EXAMPLE}},
+            "description": "The changelog.",
+        },
         **error_responses(404),
     },
+    operation_id="getChangelog",
     summary="API changelog",
     description="Dated entries (`Announcement`, `Deprecated`, `Shipped`, `Sunset`) with a "
     "migration note each, as Markdown. The `Link` of a deprecated parameter's response points "

@@ -9,11 +9,19 @@ from typing import Annotated
 from anyio import to_thread
 from fastapi import APIRouter, Query, Request, Response
 
-from analytics.schema import ContentType, UnitRole
+from analytics.schema import UnitRole
 from serving import service
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import IsoDateTime, SearchResults, error_responses
-from serving.routers.signals import EntityFilter, ThemeFilter, WindowFilter
+from serving.models import SearchResults, error_responses
+from serving.openapi import example
+from serving.routers.signals import (
+    ContentTypeFilter,
+    EntityFilter,
+    PublishedAfter,
+    PublishedBefore,
+    ThemeFilter,
+    WindowFilter,
+)
 from serving.service import (
     ABOUT,
     DEFAULT_DIVERSITY_CAP,
@@ -25,12 +33,20 @@ from serving.service import (
 
 router = APIRouter(tags=["search"])
 
+_SEARCH_400 = (
+    "Here: neither or both of `q` and `similar_to`; a blank `q`; `window` with "
+    "`published_after`; a lower bound later than `published_before`."
+)
+
 
 @router.get(
     "/search",
     response_model=SearchResults,
     response_model_exclude_none=True,
-    responses=error_responses(400, 401, 404, 503, 429),
+    responses=error_responses(
+        400, 401, 404, 503, 429, example=example("searchUnits"), invalid=_SEARCH_400
+    ),
+    operation_id="searchUnits",
     summary="Search verified units",
     description=ABOUT["search"],
 )
@@ -40,21 +56,57 @@ async def search(
     snapshot: SnapshotDep,
     q: Annotated[
         str | None,
-        Query(min_length=1, max_length=MAX_QUERY_CHARS, description="Natural-language query."),
+        Query(
+            min_length=1,
+            max_length=MAX_QUERY_CHARS,
+            description=f"Natural-language query, 1–{MAX_QUERY_CHARS} characters, not blank. "
+            "Exactly one of `q` and `similar_to`.",
+        ),
     ] = None,
     similar_to: Annotated[
-        str | None, Query(max_length=MAX_UNIT_ID_CHARS, description="A unit `id`; unknown → 404.")
+        str | None,
+        Query(
+            max_length=MAX_UNIT_ID_CHARS,
+            description="A unit `id`: units whose stored embeddings are most similar (topical, "
+            "not agreement: contradicting units can match); the unit itself is excluded. "
+            "Unknown → 404. Exactly one of `q` and `similar_to`.",
+        ),
     ] = None,
-    role: Annotated[UnitRole | None, Query()] = None,
+    role: Annotated[
+        UnitRole | None,
+        Query(description="Only units of this role (`thesis`, `synopsis`, `argument`, `claim`)."),
+    ] = None,
     entity: EntityFilter = None,
     theme: ThemeFilter = None,
-    content_type: Annotated[ContentType | None, Query()] = None,
-    published_after: Annotated[IsoDateTime | None, Query()] = None,
-    published_before: Annotated[IsoDateTime | None, Query()] = None,
+    content_type: ContentTypeFilter = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     window: WindowFilter = None,
-    recency_boost: Annotated[float, Query(ge=0, le=1)] = 0.0,
-    limit: Annotated[int, Query(ge=1, le=MAX_SEARCH_LIMIT)] = DEFAULT_SEARCH_LIMIT,
-    diversity_cap: Annotated[int, Query(ge=1, le=MAX_SEARCH_LIMIT)] = DEFAULT_DIVERSITY_CAP,
+    recency_boost: Annotated[
+        float,
+        Query(
+            ge=0,
+            le=1,
+            description="0–1: a soft preference for newer signals (scores times "
+            "`1 − b + b·2^(−age_days/30)`); 0 turns it off. Never excludes older units.",
+        ),
+    ] = 0.0,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=MAX_SEARCH_LIMIT,
+            description=f"How many hits to return, 1–{MAX_SEARCH_LIMIT} (the best ones).",
+        ),
+    ] = DEFAULT_SEARCH_LIMIT,
+    diversity_cap: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=MAX_SEARCH_LIMIT,
+            description=f"At most this many units from one signal, 1–{MAX_SEARCH_LIMIT}.",
+        ),
+    ] = DEFAULT_DIVERSITY_CAP,
 ) -> Response:
     answer = partial(
         service.search,

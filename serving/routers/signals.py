@@ -1,5 +1,6 @@
 """``GET /v1/signals`` (keyset-paged cards) and ``GET /v1/signals/{signal_id}`` (detail), both
-answered from the snapshot's pre-rendered JSON bytes."""
+answered from the snapshot's pre-rendered JSON bytes; the filters and parameter descriptions
+``/v1/search`` shares are declared here once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from analytics.schema import ContentType
 from serving import service
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.models import IsoDateTime, SignalDetail, SignalList, error_responses
+from serving.openapi import THEME_MATCHING, example, theme_enum
 from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
 from serving.service import (
     ABOUT,
@@ -28,31 +30,68 @@ EntityFilter = Annotated[
     str | None,
     Query(
         max_length=MAX_ENTITY_FILTER_CHARS,
-        description="Public entity ID or exact display name (any case, aliases too); a family "
-        "covers its members. Unknown → 404.",
+        description="Public entity id (`ent:/…`) or exact display name or alias, in any case; "
+        "a family covers its members. Unknown → 404, never an empty list.",
     ),
 ]
+# The schema lists the 12 labels; the route also takes them in any case (THEME_MATCHING), so
+# the check stays the service's and an unknown label stays a 404, not a 422.
 ThemeFilter = Annotated[
     str | None,
     Query(
         max_length=MAX_THEME_CHARS,
-        description="One of the 12 canonical theme labels. Unknown → 404.",
+        description="One of the 12 canonical theme labels (either axis). " + THEME_MATCHING,
+        json_schema_extra=theme_enum,
     ),
 ]
 WindowFilter = Annotated[
     str | None,
     Query(
         pattern=WINDOW_PATTERN,
-        description="Relative lower bound from the snapshot's as_of: d = days, w = weeks, "
-        "m = 30-day months (e.g. 7d, 2w, 1m). Not together with published_after.",
+        description="Relative lower bound on `published_at`, measured back from the snapshot's "
+        "`as_of`: d = days, w = weeks, m = 30-day months (e.g. 7d, 2w, 1m; 1–9999). 400 "
+        "together with `published_after`.",
     ),
 ]
+ContentTypeFilter = Annotated[
+    ContentType | None,
+    Query(description="`analysis` (argued positions) or `event` (factual reports)."),
+]
+PublishedAfter = Annotated[
+    IsoDateTime | None,
+    Query(
+        description="Inclusive lower bound on `published_at`: ISO 8601 date (2026-03-01) or "
+        "date-time, UTC when it has no offset. 400 together with `window`, or when later than "
+        "`published_before`."
+    ),
+]
+PublishedBefore = Annotated[
+    IsoDateTime | None,
+    Query(
+        description="Exclusive upper bound on `published_at`: ISO 8601 date or date-time, UTC "
+        "when it has no offset."
+    ),
+]
+PAGE_LIMIT = f"Page size, 1–{MAX_LIMIT}."
+CURSOR = (
+    "Opaque: the previous page's `next_cursor`, passed back unchanged. Omit it, or send it "
+    "empty, for the first page (on the change feed: from the oldest change, so keep polling "
+    "with the last non-null cursor instead). 400 when it is not a cursor this API issued, or "
+    "was issued for another `sort` or endpoint."
+)
+_SIGNALS_400 = (
+    "Here: `window` with `published_after`; a lower bound later than `published_before`; an "
+    "empty `keyword`; a `cursor` not issued by this API or issued for another `sort`."
+)
 
 
 @router.get(
     "/signals",
     response_model=SignalList,
-    responses=error_responses(400, 401, 404, 503, 429),
+    responses=error_responses(
+        400, 401, 404, 503, 429, example=example("listSignals"), invalid=_SIGNALS_400
+    ),
+    operation_id="listSignals",
     summary="List signals, newest first",
     description=ABOUT["list_signals"],
 )
@@ -66,19 +105,22 @@ async def list_signals(
         Query(
             max_length=MAX_KEYWORD_CHARS,
             description="A literal word or phrase, matched whole-word in any case against the "
-            "title and the units' text; not relevance-ranked.",
+            "title and the units' text; not relevance-ranked. Empty or blank → 400.",
         ),
     ] = None,
-    content_type: Annotated[ContentType | None, Query()] = None,
-    published_after: Annotated[IsoDateTime | None, Query()] = None,
-    published_before: Annotated[IsoDateTime | None, Query()] = None,
+    content_type: ContentTypeFilter = None,
+    published_after: PublishedAfter = None,
+    published_before: PublishedBefore = None,
     window: WindowFilter = None,
     sort: Annotated[
         SignalSort,
-        Query(description="`published`: newest first. `changed`: the change feed."),
+        Query(
+            description="`published`: newest published first (ties by `signal_id`). `changed`: "
+            "the change feed, oldest change first; keep its `next_cursor` and poll with it."
+        ),
     ] = "published",
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the last page.")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    cursor: Annotated[str | None, Query(description=CURSOR)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=PAGE_LIMIT)] = DEFAULT_LIMIT,
     q: Annotated[
         str | None,
         Query(deprecated=True, description="Renamed `keyword` on 2026-06-12; ignored."),
@@ -105,13 +147,14 @@ async def list_signals(
     "/signals/{signal_id}",
     response_model=SignalDetail,
     response_model_exclude_none=True,
-    responses=error_responses(401, 404, 503, 429),
+    responses=error_responses(401, 404, 503, 429, example=example("getSignal")),
+    operation_id="getSignal",
     summary="One signal with its verified units",
     description=ABOUT["get_signal"],
 )
 async def get_signal(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
-    signal_id: Annotated[str, Path(description="The signal's `signal_id`.")],
+    signal_id: Annotated[str, Path(description="The signal's `signal_id`; unknown → 404.")],
 ) -> Response:
     return Response(service.get_signal(snapshot, signal_id), media_type="application/json")

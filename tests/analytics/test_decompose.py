@@ -188,7 +188,11 @@ def _draft(text: str, snippet: str) -> UnitDraft:
         (_draft("Nvidia reported third-quarter revenue", "Nvidia made"), "snippet_not_verbatim"),
         (_draft("Nvidia reported", "Nvidia reported"), "too_short"),
         (_draft("Subscribe to our newsletter for more.", "Subscribe to"), "boilerplate"),
-        (_draft("Nvidia reported revenue of $60 billion", "Nvidia reported"), "unsupported"),
+        (
+            _draft("Nvidia reported revenue of $60 billion", "Nvidia reported"),
+            "number_not_in_evidence",
+        ),
+        (_draft("Nvidia lost money on every chip it sold.", "Nvidia reported"), "unsupported"),
     ],
 )
 def test_verifier_rejects_with_the_rule(draft: UnitDraft, rule: str) -> None:

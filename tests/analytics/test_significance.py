@@ -6,10 +6,16 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy.stats import binomtest, false_discovery_control
 
-from analytics.significance import adjusted_p_values, binom_test_p_values
+from analytics.significance import (
+    RAW_P_VALUE,
+    adjusted_p_values,
+    binom_test_p_values,
+    with_raw_p_values,
+)
 
 
 def _binomtest_cases() -> list[tuple[int, int, float]]:
@@ -60,3 +66,25 @@ def test_adjusted_p_values_are_benjamini_hochberg_over_the_given_keys() -> None:
     # no signals in one period: nothing to compare, every p-value is 1
     assert adjusted_p_values(k1, k2, n1, 0).tolist() == [1.0] * 5
     assert adjusted_p_values(k1[:0], k2[:0], n1, n2).tolist() == []
+
+
+def test_raw_p_values_sit_beside_the_adjusted_ones_they_came_from() -> None:
+    k1, k2, n1, n2 = [3, 0, 5, 12], [1, 0, 20, 2], 100, 200
+    adjusted = adjusted_p_values(np.array(k1), np.array(k2), n1, n2)
+    trends = pl.DataFrame(
+        {
+            "recent_mentions": k1,
+            "prior_mentions": k2,
+            "recent_total": [n1] * 4,
+            "prior_total": [n2] * 4,
+            # the second key is below the labelling threshold: no adjusted p, so no raw one
+            "p_value": [adjusted[0], None, adjusted[2], adjusted[3]],
+        }
+    )
+    raw = with_raw_p_values(trends)[RAW_P_VALUE].to_list()
+    assert raw[1] is None
+    for i in (0, 2, 3):
+        assert raw[i] == binomtest(k1[i], k1[i] + k2[i], n1 / (n1 + n2)).pvalue
+    # adjusting the raw values of the whole family gives the adjusted ones back
+    family = [raw[0], 1.0, raw[2], raw[3]]  # the untestable key counts with p = 1
+    assert np.allclose(false_discovery_control(family, method="bh"), adjusted)

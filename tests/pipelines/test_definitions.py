@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -8,11 +9,13 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from pipelines.build import build, build_run
+from pipelines.build import BuildError, build, build_run
 from pipelines.definitions import defs
 from pipelines.defs.automation.jobs import inbox_fingerprint, inbox_sensor
 from pipelines.resources import AimiResource
+from warehouse import locks
 from warehouse.paths import DataDir
+from warehouse.snapshot import current_snapshot_id, open_staged
 
 
 def test_definitions_load_with_every_stage() -> None:
@@ -30,6 +33,7 @@ def test_definitions_load_with_every_stage() -> None:
         "theme_profiles",
         "unit_embeddings",
         "snapshot",
+        "static_site",
     }
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
     assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish"}
@@ -55,16 +59,22 @@ def test_every_check_is_described_and_shows_under_its_asset() -> None:
         "profiles_agree_with_cards": "snapshot",
     }
     assert all(spec.description for spec in specs.values())
-    # a broken trend table must not reach the profiles and the snapshot
+    # a broken trend table must not reach the profiles and the snapshot, and a snapshot that
+    # fails a check is never published (static_site moves CURRENT)
     assert {name for name, spec in specs.items() if spec.blocking} == {
         "entity_trends_hold",
         "theme_trends_hold",
+        "snapshot_verifies",
+        "served_signals_are_complete",
+        "profiles_agree_with_cards",
     }
     for spec in specs.values():
         assert spec.key in repo.asset_graph.get(spec.asset_key).check_keys
 
 
-def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path) -> None:
+def test_build_ingests_the_inbox_applies_the_clock_and_publishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = DataDir(tmp_path / "data")
     data.inbox.mkdir(parents=True)
     records = [
@@ -94,6 +104,18 @@ def test_build_ingests_the_inbox_applies_the_clock_and_publishes(tmp_path: Path)
     assert again.snapshot_id != opened.snapshot_id
     assert again.read_table("signals")["signal_id"].to_list() == served["signal_id"].to_list()
     assert pl.read_parquet(data.table_path("quarantine")).height == 1
+    assert (again.path / "site" / "index.html").is_file()
+
+    # a snapshot that fails a check is never published: the previous one keeps serving
+    monkeypatch.setattr(
+        "pipelines.defs.publish.checks.profile_recount_problems", lambda *_: ["planted"]
+    )
+    with pytest.raises(BuildError, match="profiles_agree_with_cards"):
+        build(data, as_of=datetime(2026, 5, 4, 12, tzinfo=UTC), persistent=False)
+    staged = open_staged(data)
+    assert staged is not None and staged.snapshot_id != again.snapshot_id
+    assert current_snapshot_id(data) == again.snapshot_id
+    assert not (staged.path / "site").exists()  # static_site did not run
 
 
 def assert_every_materialization_carries_its_metadata(
@@ -103,12 +125,15 @@ def assert_every_materialization_carries_its_metadata(
     row count and a Markdown preview; the signals plot; every check evaluated and passed."""
     events = result.get_asset_materialization_events()
     by_asset = {e.asset_key.to_user_string(): e.materialization.metadata for e in events}
-    assert len(events) == len(by_asset) == 11
+    assert len(events) == len(by_asset) == 12
     for asset, metadata in by_asset.items():
         row_count = metadata.get("dagster/row_count")
         assert isinstance(row_count, dg.IntMetadataValue), asset
         assert any(isinstance(v, dg.MarkdownMetadataValue) for v in metadata.values()), asset
     assert by_asset["snapshot"]["dagster/row_count"] == dg.IntMetadataValue(served)
+    site = by_asset["static_site"]
+    assert site["preview"].value.endswith("/site/index.html")
+    assert {"pages", "bytes", "seconds", "json_files"} <= set(site)
     plot = by_asset["signals"]["weekly_volume"]
     assert isinstance(plot, dg.MarkdownMetadataValue) and plot.value
     assert plot.value.startswith("![signals per week](data:image/png;base64,")
@@ -138,8 +163,8 @@ def test_inbox_sensor_requests_a_run_only_when_the_inbox_changes(tmp_path: Path)
     assert files == 0
 
     def evaluate(cursor: str | None) -> dg.SensorResult | dg.SkipReason:
-        context = dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi})
-        result = inbox_sensor(context)
+        with dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi}) as context:
+            result = inbox_sensor(context)
         assert isinstance(result, dg.SensorResult | dg.SkipReason)
         return result
 
@@ -153,11 +178,15 @@ def test_inbox_sensor_requests_a_run_only_when_the_inbox_changes(tmp_path: Path)
     assert isinstance(second, dg.SensorResult) and second.cursor != first.cursor
     assert second.run_requests and first.run_requests
     assert second.run_requests[0].run_key != first.run_requests[0].run_key
+    with locks.build_lock(data):  # a build runs: the sensor still decides, without waiting
+        third = ThreadPoolExecutor(1).submit(evaluate, second.cursor).result(30)
+    assert isinstance(third, dg.SkipReason)
 
 
 def test_the_build_clock_comes_from_as_of_then_aimi_as_of_then_now(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setenv("AIMI_DATA_DIR", str(tmp_path))  # no remembered clock
     monkeypatch.setenv("AIMI_AS_OF", "2026-01-01")
     assert AimiResource().clock() == datetime(2026, 1, 1, tzinfo=UTC)
     pinned = AimiResource(as_of="2025-06-30T12:00:00+02:00").clock()

@@ -4,6 +4,7 @@ test asks the same thing of an app with it and of one without it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from serving import service
 from serving.app import create_app
-from serving.fastpath import route, search_arguments
+from serving.fastpath import QUERY_ROUTES, query_arguments, route, search_arguments
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
 from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
@@ -201,3 +202,59 @@ def test_similar_searches_answer_the_same(fast: TestClient, routed: TestClient) 
     assert hits
     for hit in hits:
         assert _same(fast, routed, "/v1/search", params={"similar_to": hit["unit"]["id"]}) == 200
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"limit": "5"},
+        {"limit": "50", "sort": "changed"},
+        {"content_type": "event", "window": "2w"},
+        {"theme": "regulatory & legal", "limit": "3"},
+        {"entity": "Cerebras"},
+        {"keyword": "GPU"},
+        {"published_after": "2026-09-01", "published_before": "2026-10-01T12:00:00+02:00"},
+        {"cursor": ""},
+        # each answered by the route (an error, or a value only it reads) and the same both ways
+        {"window": "0d"},
+        {"window": "7d\n"},
+        {"window": "7d", "published_after": "2026-01-01"},
+        {"cursor": "garbage"},
+        {"limit": "51"},
+        {"limit": "05"},
+        {"published_after": "20260301"},
+        {"keyword": ""},
+        {"q": "deprecated"},
+        {"sort": "nope"},
+        {"entity": "nobody we know"},
+        {"theme": "C&I"},
+        {"limit": "5", "unknown": "1"},
+    ],
+)
+def test_signal_lists_answer_the_same(
+    fast: TestClient, routed: TestClient, params: dict[str, str]
+) -> None:
+    _same(fast, routed, "/v1/signals", params=params)
+
+
+def test_signal_list_arguments_are_read_as_the_route_reads_them() -> None:
+    signals = QUERY_ROUTES["/v1/signals"]
+    assert query_arguments(signals, b"limit=5&published_after=2026-09-01") == {
+        "limit": 5,
+        "published_after": datetime(2026, 9, 1),  # naive, as the route reads it: UTC
+    }
+    for query_string in (b"q=x", b"limit=05", b"window=7d%0A", b"published_after=20260301"):
+        assert query_arguments(signals, query_string) is None, query_string
+
+
+@pytest.mark.parametrize("sort", ["published", "changed"])
+def test_pages_and_cursors_are_the_same_both_ways(
+    fast: TestClient, routed: TestClient, sort: str
+) -> None:
+    cursor: str | None = None
+    for _ in range(4):
+        params = {"limit": "7", "sort": sort, **({"cursor": cursor} if cursor else {})}
+        assert _same(fast, routed, "/v1/signals", params=params) == 200
+        cursor = fast.get("/v1/signals", params=params).json()["next_cursor"]
+        assert cursor

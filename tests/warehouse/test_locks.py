@@ -1,9 +1,18 @@
-"""One lock helper: every ``flock`` in the project goes through ``warehouse.locks``."""
+"""One lock helper: every ``flock`` in the project goes through ``warehouse.locks``; the build
+lock is re-entrant within a thread and exclusive across threads and processes."""
 
 from __future__ import annotations
 
 import ast
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
+
+from warehouse.locks import LockBusy, build_lock
+from warehouse.paths import DataDir
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("analytics", "demo", "warehouse", "pipelines", "serving")
@@ -23,3 +32,56 @@ def test_only_the_lock_helper_imports_fcntl() -> None:
     assert len(modules) > 50  # the packages were really read
     found = [str(p.relative_to(ROOT)) for p in modules if imports_fcntl(p)]
     assert found == ["warehouse/locks.py"]
+
+
+class HeldElsewhere:
+    """The build lock held by another thread until ``release``: what a second run sees."""
+
+    def __init__(self, data: DataDir) -> None:
+        self._taken, self._release = threading.Event(), threading.Event()
+        self.released_at = 0.0
+        self._thread = threading.Thread(target=self._hold, args=(data,))
+
+    def _hold(self, data: DataDir) -> None:
+        with build_lock(data):
+            self._taken.set()
+            self._release.wait(90)
+            self.released_at = time.monotonic()
+
+    def __enter__(self) -> HeldElsewhere:
+        self._thread.start()
+        assert self._taken.wait(10)
+        return self
+
+    def release(self) -> None:
+        self._release.set()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+        self._thread.join(10)
+
+
+def test_the_build_lock_is_reentrant_within_a_thread_only(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    with (
+        build_lock(data),
+        build_lock(data, wait=False),
+        build_lock(data, wait=False),
+        ThreadPoolExecutor(1) as other,
+    ):
+        busy = other.submit(lambda: build_lock(data, wait=False).__enter__())
+        with pytest.raises(LockBusy):
+            busy.result(10)
+    with HeldElsewhere(data), pytest.raises(LockBusy), build_lock(data, wait=False):
+        pass
+    with build_lock(data, wait=False):  # released everywhere
+        pass
+
+
+def test_a_waiting_build_starts_when_the_holder_releases(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    with HeldElsewhere(data) as holder:
+        threading.Timer(0.3, holder.release).start()
+        with build_lock(data):
+            entered = time.monotonic()
+    assert entered >= holder.released_at > 0

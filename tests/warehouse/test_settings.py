@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from pipelines.resources import AimiResource
 from warehouse.paths import DataDir
 from warehouse.registry import DEFAULT_REGISTRY, registry_path
-from warehouse.settings import DEFAULT_TIERS, Settings, load_settings
+from warehouse.settings import DEFAULT_TIERS, Settings, llm_not_configured, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 READS_AIMI = re.compile(
@@ -105,3 +105,34 @@ def test_nothing_but_the_settings_module_reads_an_aimi_variable() -> None:
     assert READS_AIMI.search('x = os.environ.get("AIMI_AS_OF")')
     assert READS_AIMI.search('os.environ["AIMI_DATA_DIR"]')
     assert not READS_AIMI.search('os.environ["AIMI_DATA_DIR"] = str(root)')
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_decomposer_and_llm_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AIMI_LLM_BASE_URL", "AIMI_LLM_MODEL", "AIMI_LLM_KINDS", "AIMI_DECOMPOSER"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings()
+    assert settings.llm_kinds == () and settings.llm_base_url is None
+    assert settings.decomposer == "deterministic"
+    monkeypatch.setenv("AIMI_DECOMPOSER", "llm")
+    assert load_settings().decomposer == "llm"
+    monkeypatch.setenv("AIMI_DECOMPOSER", "")
+    assert load_settings().decomposer == "deterministic"
+    monkeypatch.setenv("AIMI_DECOMPOSER", "gpt")
+    with pytest.raises(ValidationError, match="decomposer"):
+        load_settings()
+    monkeypatch.delenv("AIMI_DECOMPOSER")
+    problem = llm_not_configured(settings)
+    assert problem is not None and "AIMI_LLM_BASE_URL and AIMI_LLM_MODEL" in problem
+    # empty values, as in a .env template, are unset
+    monkeypatch.setenv("AIMI_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+    monkeypatch.setenv("AIMI_LLM_MODEL", " ")
+    problem = llm_not_configured(load_settings())
+    assert problem is not None and problem.startswith("the LLM decomposer needs AIMI_LLM_MODEL:")
+    monkeypatch.setenv("AIMI_LLM_MODEL", "qwen2.5-7b-instruct")
+    monkeypatch.setenv("AIMI_LLM_KINDS", " podcast, Essay ,")
+    settings = load_settings()
+    assert llm_not_configured(settings) is None and settings.llm_kinds == ("podcast", "essay")
+    monkeypatch.setenv("AIMI_LLM_KINDS", "podcast,blog")
+    with pytest.raises(ValidationError, match="unknown source kinds \\['blog'\\]"):
+        load_settings()

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -10,10 +12,14 @@ import pytest
 from warehouse.paths import DataDir
 from warehouse.snapshot import (
     SnapshotError,
+    add_files,
     current_snapshot_id,
     open_current,
     open_snapshot,
+    open_staged,
     publish_snapshot,
+    stage_snapshot,
+    switch_current,
 )
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
@@ -74,4 +80,86 @@ def test_malformed_manifest_is_refused(tmp_path: Path) -> None:
         open_snapshot(opened.path)
     (opened.path / "manifest.json").write_text('{"snapshot_id": "x"}')
     with pytest.raises(SnapshotError, match="malformed"):
+        open_snapshot(opened.path)
+
+
+def test_a_staged_snapshot_is_not_served_until_switched(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    served = publish_snapshot(data, {"signals": frame(2)}, as_of=AS_OF)
+    staged = stage_snapshot(data, {"signals": frame(3)}, as_of=AS_OF)
+    assert current_snapshot_id(data) == served.snapshot_id
+    assert open_staged(data) == staged
+    switch_current(data, staged)
+    assert current_snapshot_id(data) == staged.snapshot_id
+
+
+def test_added_files_are_sealed_into_the_manifest_before_publishing(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    staged = stage_snapshot(data, {"signals": frame(3)}, as_of=AS_OF)
+
+    def write(folder: Path) -> dict[str, int]:
+        (folder / "site" / "json").mkdir(parents=True)
+        (folder / "site" / "json" / "a.json").write_text("{}")
+        return {"pages": 1}
+
+    sealed = add_files(data, staged, write)
+    assert sealed.snapshot_id == staged.snapshot_id
+    assert "site/json/a.json" in sealed.manifest.files
+    assert sealed.manifest.metadata["pages"] == 1
+    (sealed.path / "site" / "json" / "a.json").write_text("[]")
+    with pytest.raises(SnapshotError, match="site/json/a.json does not match"):
+        open_snapshot(sealed.path)
+
+
+def test_files_are_never_added_to_the_published_snapshot(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    opened = publish_snapshot(data, {"signals": frame(1)}, as_of=AS_OF)
+    with pytest.raises(SnapshotError, match="published already"):
+        add_files(data, opened, lambda _folder: {})
+
+
+def test_a_writer_that_changes_a_sealed_file_is_caught(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+
+    def index(folder: Path) -> dict[str, int]:
+        (folder / "index.bin").write_bytes(b"1")
+        return {}
+
+    staged = stage_snapshot(data, {"signals": frame(1)}, as_of=AS_OF, write_files=index)
+    with pytest.raises(SnapshotError, match="index.bin does not match"):
+        add_files(data, staged, lambda folder: {"bytes": (folder / "index.bin").write_bytes(b"2")})
+
+
+def _edit_manifest(opened_path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    manifest_path = opened_path / "manifest.json"
+    raw = json.loads(manifest_path.read_text())
+    edit(raw)
+    manifest_path.write_text(json.dumps(raw))
+
+
+def test_a_fast_open_checks_xxh3_and_a_thorough_one_sha256(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    opened = publish_snapshot(data, {"signals": frame(50)}, as_of=AS_OF)
+    entry = opened.manifest.tables["signals"]
+    assert len(entry.xxh3) == 32 and len(entry.sha256) == 64
+    # a manifest whose SHA-256 alone is wrong: only the thorough open looks at it
+    _edit_manifest(opened.path, lambda raw: raw["tables"]["signals"].update(sha256="0" * 64))
+    open_snapshot(opened.path)
+    with pytest.raises(SnapshotError, match="checksum does not match"):
+        open_snapshot(opened.path, thorough=True)
+    # one byte changed, same size: the fast checksum sees it
+    table = opened.path / entry.file
+    table.write_bytes(table.read_bytes()[:-1] + b"\1")
+    with pytest.raises(SnapshotError, match="checksum does not match"):
+        open_snapshot(opened.path)
+
+
+def test_a_manifest_without_xxh3_is_verified_with_sha256(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    opened = publish_snapshot(data, {"signals": frame(50)}, as_of=AS_OF)
+    _edit_manifest(opened.path, lambda raw: raw["tables"]["signals"].pop("xxh3"))
+    open_snapshot(opened.path)  # what a snapshot written before issue 19 looks like
+    table = opened.path / opened.manifest.tables["signals"].file
+    table.write_bytes(table.read_bytes()[:-1] + b"\1")
+    with pytest.raises(SnapshotError, match="checksum does not match"):
         open_snapshot(opened.path)

@@ -9,14 +9,16 @@ from dagster import AssetExecutionContext
 
 from analytics.decompose import CURRENT_EXTRACTION_VERSION
 from analytics.review import HUMAN_REJECTED, apply_reviews
-from analytics.schema import EXTRACTIONS, SIGNALS, SOURCES, UNIT_REJECTIONS, UNITS
+from analytics.schema import EXTRACTIONS, LLM_ANSWERS, SIGNALS, SOURCES, UNIT_REJECTIONS, UNITS
 from analytics.segment import TopicSegment, segment_transcript
 from analytics.signals import Extraction, extract_units, signals_from_sources
 from analytics.verify import RULES
 from pipelines.defs.ingest.assets import sources
+from pipelines.llm import LlmNotConfigured, llm_for_run
 from pipelines.metadata import markdown_table, weekly_volume, weekly_volume_plot
-from pipelines.resources import AimiResource, LazyEmbedder
+from pipelines.resources import AimiResource, LazyEmbedder, LazyRegistryLinker
 from warehouse.reviews import read_reviews
+from warehouse.settings import load_settings
 from warehouse.tables import read_table, write_table
 
 
@@ -63,9 +65,12 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
     deps=[signals],
     group_name="decompose",
     description=(
-        "Verified units of every signal: its central statement (`thesis` or `synopsis`) and "
-        "atomic claims, each with verbatim evidence snippets of at most 50 characters. Units "
-        "the verifier refuses go to `unit_rejections` with the rule that refused them."
+        "Verified units of every signal: its central statement (`thesis` or `synopsis`), "
+        "arguments and atomic claims, each with verbatim evidence snippets of at most 50 "
+        "characters, from the deterministic extractor or, when the run's `decomposer` is `llm`, "
+        "an OpenAI-compatible LLM (answers cached in `llm_answers`; a signal whose answer fails "
+        "or does not verify falls back to the deterministic extractor). Units the verifier "
+        "refuses go to `unit_rejections` with the rule that refused them."
     ),
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
@@ -81,12 +86,27 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
         extracted=0,
         reused=0,
     )
+    decomposer = aimi.chosen_decomposer()
+    llm, responder = None, None
+    if decomposer == "llm":
+        try:
+            llm, responder = llm_for_run(
+                load_settings(),
+                read_table(data, "llm_answers", LLM_ANSWERS),
+                now=aimi.run_started_at(),
+            )
+        except LlmNotConfigured as exc:
+            raise dg.Failure(str(exc)) from exc
     extraction = extract_units(
         read_table(data, "signals", SIGNALS),
         embed=LazyEmbedder(),
         previous=previous,
         force=aimi.force_reextract,
+        llm=llm,
+        names=LazyRegistryLinker(),
     )
+    if responder is not None:
+        write_table(data, "llm_answers", responder.answers())
     write_table(data, "extracted_units", extraction.units)
     write_table(data, "extractions", extraction.extractions)
     reviewed = apply_reviews(extraction.units, read_reviews(data))
@@ -101,10 +121,21 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
         extraction.extracted,
         extraction.reused,
     )
+    for reason, count in extraction.llm.fallback_counts().items():
+        if count:
+            examples = [s for s, why in extraction.llm.fallbacks if why == reason][:5]
+            context.log.warning(
+                "LLM decomposer, %s: %d signals got the deterministic extractor's units "
+                "instead (e.g. %s)",
+                reason,
+                count,
+                ", ".join(examples),
+            )
     by_role = unit_frame.group_by("role").len().sort("role")
     metadata: dict[str, dg.RawMetadataValue] = {
         "dagster/row_count": unit_frame.height,
         "current_extraction_version": CURRENT_EXTRACTION_VERSION,
+        "decomposer": decomposer,
         "signals_decomposed": extraction.extracted,
         "signals_kept": extraction.reused,
         "by_extraction_version": dg.MetadataValue.md(
@@ -117,8 +148,13 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
         "rejected": rejections.height,
         "human_approved": reviewed.approved,
         "by_role": dg.MetadataValue.md(markdown_table(by_role)),
+        "llm/signals_decomposed": extraction.llm.decomposed,
+        "llm/cache_hits": extraction.llm.cache_hits,
+        "llm/requests": extraction.llm.asked,
     }
-    # every rule, zeros included, so a rule that stops firing is visible too
+    # every rule and reason, zeros included, so one that stops firing is visible too
     for rule in (*RULES, HUMAN_REJECTED):
         metadata[f"rejected/{rule}"] = rejections.filter(pl.col("rule") == rule).height
+    for reason, count in extraction.llm.fallback_counts().items():
+        metadata[f"llm/fallback/{reason}"] = count
     return dg.MaterializeResult(metadata=metadata)

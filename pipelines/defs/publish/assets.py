@@ -1,6 +1,10 @@
-"""The ``snapshot`` asset: render what the API serves and publish it as an immutable snapshot."""
+"""The publish group: ``snapshot`` renders what the API serves into a new immutable snapshot
+folder; ``static_site`` writes the static JSON tree and the market-pulse site into it and
+publishes it (``CURRENT`` moves only then, after the snapshot's checks)."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+
+import time
 
 import dagster as dg
 import polars as pl
@@ -16,13 +20,15 @@ from analytics.schema import (
     UNIT_ENTITIES,
     UNITS,
 )
+from analytics.significance import with_raw_p_values
 from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
 from pipelines.defs.decompose.assets import units
 from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.metadata import markdown_table
-from pipelines.publishing import SearchInput, publish_served
+from pipelines.publishing import SearchInput, publish_staged, stage_served
 from pipelines.resources import AimiResource
+from warehouse.snapshot import SnapshotError, open_staged
 from warehouse.tables import read_table
 
 
@@ -31,10 +37,10 @@ from warehouse.tables import read_table
     group_name="publish",
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
-        "details, entity profiles and themes pre-rendered as JSON, units, the search indexes "
-        "(FAISS over the unit vectors, tantivy BM25 over their text), and a manifest "
-        "with row counts and checksums; then `catalog.duckdb` gets fresh `served_*` views. "
-        "The CURRENT pointer switches atomically; a running API swaps to it within seconds."
+        "details, entity profiles and themes pre-rendered as JSON, the trend tables, units, "
+        "the search indexes (FAISS over the unit vectors, tantivy BM25 over their text), and "
+        "a manifest with row counts and checksums. Staged, not yet served: `STAGED` names it; "
+        "`static_site` publishes it once the checks below have passed."
     ),
     owners=["team:data-engineering"],
     # Parquet tables, the FAISS index (and tantivy's), and the DuckDB catalog it refreshes
@@ -59,7 +65,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         render_search_units(rendered, signal_frame, served_units, unit_entities),
         read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
     )
-    published = publish_served(
+    published = stage_served(
         data,
         rendered,
         served_units,
@@ -67,6 +73,9 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "entities": entities,
             "entity_profiles": pl.read_parquet(data.table_path("entity_profiles")),
             "theme_profiles": pl.read_parquet(data.table_path("theme_profiles")),
+            # the counts behind each label's test, and its raw p-value, which the site shows
+            "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
+            "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),
@@ -75,7 +84,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     )
     opened, served = published.snapshot, published.served
     context.log.info(
-        "snapshot %s: %d signals (%d new or changed), %d units",
+        "snapshot %s staged: %d signals (%d new or changed), %d units",
         opened.snapshot_id,
         served.height,
         published.changed,
@@ -105,5 +114,56 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "changed_signals": published.changed,
             "last_12_weeks": dg.MetadataValue.md(markdown_table(weekly)),
             "tables": dg.MetadataValue.md(markdown_table(tables)),
+        }
+    )
+
+
+@dg.asset(
+    deps=[snapshot],
+    group_name="publish",
+    description=(
+        "The static half of the snapshot, in `<snapshot>/site/`: a JSON tree byte-identical "
+        "to the API's answers (`json/v1/…`: every entity profile, theme, theme list, trending "
+        "list and signal detail), the market-pulse HTML site (overview, entity, theme, signal "
+        "and method pages, charts as inline SVG) and its Pagefind search index. Sealed into "
+        "the manifest, then the CURRENT pointer switches atomically and `catalog.duckdb` gets "
+        "fresh `served_*` views; a running API swaps to it within seconds."
+    ),
+    owners=["team:data-engineering"],
+    kinds={"html", "json"},
+)
+def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    staged = open_staged(data)
+    if staged is None:
+        raise SnapshotError("no staged snapshot: materialize `snapshot` first")
+    started = time.perf_counter()
+    opened = publish_staged(data, staged)
+    seconds = time.perf_counter() - started
+    report = opened.manifest.metadata["static_site"]
+    context.log.info(
+        "static site for %s: %d pages, %d JSON files in %.1f s; published",
+        opened.snapshot_id,
+        report["pages"],
+        report["json_files"],
+        seconds,
+    )
+    site = opened.path / "site"
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": report["pages"],
+            "snapshot_id": opened.snapshot_id,
+            "pages": report["pages"],
+            "json_files": report["json_files"],
+            "bytes": report["bytes"],
+            "seconds": round(seconds, 2),
+            "pagefind_seconds": report["pagefind_seconds"],
+            "preview": dg.MetadataValue.url((site / "index.html").as_uri()),
+            "path": dg.MetadataValue.path(str(site)),
+            "summary": dg.MetadataValue.md(
+                f"{report['pages']} pages and {report['json_files']} JSON files "
+                f"({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s. Serve them with "
+                "`aimi serve --site` (under `/site/`) or copy them with `aimi site export DIR`."
+            ),
         }
     )

@@ -1,4 +1,5 @@
-"""Checks on the published snapshot: the invariants the API promises its readers."""
+"""Checks on the staged snapshot, before it is published: the invariants the API promises its
+readers. They block: when one fails, ``static_site`` does not run and ``CURRENT`` stays."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
@@ -8,14 +9,16 @@ import orjson
 from analytics.profiles import RELATED_LIMIT, recount
 from pipelines.defs.publish.assets import snapshot
 from pipelines.resources import AimiResource
-from warehouse.snapshot import open_current
+from warehouse.snapshot import open_staged
 
 SNIPPET_LIMIT = 50
 
 
-@dg.asset_check(asset=snapshot, description="Manifest checksums and row counts verify.")
+@dg.asset_check(
+    asset=snapshot, blocking=True, description="Manifest checksums and row counts verify."
+)
 def snapshot_verifies(aimi: AimiResource) -> dg.AssetCheckResult:
-    opened = open_current(aimi.data(), verify=True)
+    opened = open_staged(aimi.data(), verify=True)
     return dg.AssetCheckResult(
         passed=opened is not None,
         metadata={"snapshot_id": opened.snapshot_id if opened else ""},
@@ -24,13 +27,14 @@ def snapshot_verifies(aimi: AimiResource) -> dg.AssetCheckResult:
 
 @dg.asset_check(
     asset=snapshot,
+    blocking=True,
     description=(
         "Every served signal has one central statement first, `verified_unit_count` equals "
         "the number of units, and every evidence snippet is at most 50 characters."
     ),
 )
 def served_signals_are_complete(aimi: AimiResource) -> dg.AssetCheckResult:
-    opened = open_current(aimi.data(), verify=False)
+    opened = open_staged(aimi.data(), verify=False)
     if opened is None:
         return dg.AssetCheckResult(passed=False, metadata={"reason": "no snapshot"})
     problems: list[str] = []
@@ -80,13 +84,14 @@ def profile_recount_problems(cards: list[bytes], profiles: list[bytes]) -> list[
 
 @dg.asset_check(
     asset=snapshot,
+    blocking=True,
     description=(
         "Entity profiles agree with a recount over the served signal cards: every "
         "`signal_count` and every `related_entities` list with its `co_occurrence_count`s."
     ),
 )
 def profiles_agree_with_cards(aimi: AimiResource) -> dg.AssetCheckResult:
-    opened = open_current(aimi.data(), verify=False)
+    opened = open_staged(aimi.data(), verify=False)
     if opened is None:
         return dg.AssetCheckResult(passed=False, metadata={"reason": "no snapshot"})
     cards = opened.read_table("signals")["card_json"].to_list()
