@@ -198,11 +198,6 @@ def query_arguments(route: QueryRoute, query_string: bytes) -> dict[str, Any] | 
     return arguments
 
 
-def search_arguments(query_string: bytes) -> dict[str, Any] | None:
-    """``query_arguments`` of ``/v1/search``."""
-    return query_arguments(QUERY_ROUTES["/v1/search"], query_string)
-
-
 class FastPath:
     """Pure ASGI middleware answering the routes of ``route`` and the query strings of
     ``query_arguments`` without FastAPI's router; it sits

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from serving import service
 from serving.app import create_app
-from serving.fastpath import QUERY_ROUTES, query_arguments, route, search_arguments
+from serving.fastpath import QUERY_ROUTES, query_arguments, route
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
 from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir
@@ -143,6 +143,10 @@ def test_any_path_answers_the_same(
     fast: TestClient, routed: TestClient, tail: str, kind: str
 ) -> None:
     _same(fast, routed, f"/v1/{kind}/" + quote(tail, safe=""))
+
+
+def search_arguments(query_string: bytes) -> dict[str, Any] | None:
+    return query_arguments(QUERY_ROUTES["/v1/search"], query_string)
 
 
 def test_search_arguments_take_only_what_the_route_reads_unchanged() -> None:
