@@ -144,7 +144,8 @@ ORG_SUFFIXES = frozenset(
     """inc inc. corp corp. corporation labs lab ai ltd ltd. llc gmbh technologies technology
     dynamics systems robotics ventures capital partners group holdings foundation institute
     university research networks party tech semiconductor semiconductors computing intelligence
-    studios advisory securities consulting associates""".split()
+    studios advisory securities consulting associates health bio biosciences therapeutics
+    pharma pharmaceuticals bank motors energy industries enterprises software""".split()
 )
 GIVEN_NAMES = frozenset(
     """aaron adam alan albert alex alexander alexandr amanda amy andrej andrew andy anna arthur

@@ -237,6 +237,9 @@ GIVEN = frozenset({"Sanjay", "Quoc", "Tim"})
         ("SB1047", "regulation_policy"),
         ("Red Hat Inc", "organization"),
         ("UC San Diego", "organization"),
+        # a company word after a given name: "Calder" is a first name, "Calder Health" a firm
+        ("Calder Health", "organization"),
+        ("Recursion Pharmaceuticals", "organization"),
         ("Middle East", "location"),
     ],
 )
