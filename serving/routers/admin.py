@@ -94,7 +94,8 @@ def _run_refresh(settings: Settings, data_root: str) -> subprocess.CompletedProc
     "theme overview and the weekly counts, embeds units not embedded yet, publishes a snapshot "
     "and serves it before answering. Needs `X-Admin-Secret`; an API key is not enough. While "
     "a refresh or a build runs, another is refused with 503 and `retry_after`. The clock is "
-    "`AIMI_AS_OF` when set, else now.",
+    "`AIMI_AS_OF` when set, else the one the data dir remembers from `aimi build --as-of` or "
+    "`--demo`, else now.",
     responses=error_responses(401, 500, 503, example=example("refreshSnapshot")),
     operation_id="refreshSnapshot",
 )
