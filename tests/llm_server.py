@@ -113,6 +113,15 @@ class LlmTestServer:
                     server.received.append(received)
                     server._in_flight += 1
                     server.peak_in_flight = max(server.peak_in_flight, server._in_flight)
+                done = False
+
+                def finish() -> None:  # before the answer leaves: the client may ask again
+                    nonlocal done  # at once, and must not find this one still counted
+                    if not done:
+                        with server._lock:
+                            server._in_flight -= 1
+                        done = True
+
                 try:
                     reply = (
                         server.respond(received)
@@ -121,6 +130,7 @@ class LlmTestServer:
                     )
                     time.sleep(reply.delay)
                     body = reply.body()
+                    finish()
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(body)))
@@ -131,8 +141,7 @@ class LlmTestServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (its timeout): nothing to answer
                 finally:
-                    with server._lock:
-                        server._in_flight -= 1
+                    finish()
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass  # quiet: tests read ``received`` instead
