@@ -337,7 +337,7 @@ def test_searches_run_at_most_search_threads_at_once(
                 running += 1
                 most = max(most, running)
             try:
-                time.sleep(0.05)  # long enough that unbounded searches would overlap
+                time.sleep(0.2)  # long enough that unbounded searches would overlap
                 return embed(texts)
             finally:
                 with lock:
