@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from analytics.schema import UnitRole
 from serving.cli_common import DataDirOption, data_dir_of, echo, reviewer
 from serving.cli_entities import entities_app
 from serving.cli_site import site_app
@@ -52,13 +53,19 @@ app.add_typer(snapshots_app, name="snapshots")
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (JSONL, Markdown).")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Files or folders of: JSON Lines (.jsonl, .ndjson), Markdown (.md, .markdown), "
+            "web pages (.html, .htm), RSS or Atom feeds (.xml, .rss, .atom), PDF (.pdf), "
+            "transcripts (.vtt, .srt)."
+        ),
+    ],
     data_dir: DataDirOption = None,
 ) -> None:
     """Read source files into the warehouse; bad records are quarantined, the rest goes on.
 
-    Exit status: 0 when every record was ingested, 3 when some were quarantined, 1 when none
-    could be ingested.
+    Exit status: 0 all ingested, 3 some quarantined, 1 none could be ingested.
     """
     from warehouse.ingest import ingest_paths
 
@@ -400,9 +407,7 @@ def keys_revoke(
 def review_list(
     limit: Annotated[int, typer.Option(min=1, help="How many to show.")] = 20,
     signal: Annotated[str | None, typer.Option(help="Only units of this signal_id.")] = None,
-    role: Annotated[
-        str | None, typer.Option(help="Only this role: thesis, synopsis, argument, claim.")
-    ] = None,
+    role: Annotated[UnitRole | None, typer.Option(help="Only units of this role.")] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Units no one has reviewed yet, newest signals first."""
