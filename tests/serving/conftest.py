@@ -24,6 +24,7 @@ from analytics.trends import Clock
 from pipelines.publishing import SearchInput, publish_served
 from serving.app import create_app
 from serving.keys import KeyStore
+from tests.serving.browser import CHROMIUM
 from warehouse.embeddings import load_minilm
 from warehouse.ingest import sources_frame
 from warehouse.paths import DataDir
@@ -216,3 +217,14 @@ def stop_process(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """The system Chromium driven by Playwright (``tests.serving.browser``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield launched
+        launched.close()

@@ -5,7 +5,6 @@ error), Swagger UI shows every operation, and "Try it out" with the API key retu
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 import time
@@ -16,17 +15,10 @@ import pytest
 import uvicorn
 
 from serving.app import create_app
+from tests.serving.browser import needs_chromium, watched_page
 from tests.serving.conftest import DEV_KEY, make_settings
 
-CHROMIUM = shutil.which("chromium")
-pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="Debian's chromium is not installed and could not be (make test runs "
-        "scripts/ensure-chromium, which needs root)",
-    ),
-    pytest.mark.slow,  # a browser process and a real server
-]
+pytestmark = [needs_chromium, pytest.mark.slow]  # a browser process and a real server
 OPERATIONS = 11
 
 
@@ -50,27 +42,9 @@ def base(shared_root: Path) -> Iterator[str]:
     sock.close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield launched
-        launched.close()
-
-
 def _watched_page(browser: object, base: str, problems: list[str]) -> object:
-    page = browser.new_page()  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
-    local = (base, f"blob:{base}", "data:")  # ReDoc's worker runs from a blob of this page
-    page.on(
-        "request",
-        lambda r: r.url.startswith(local) or problems.append(f"external request: {r.url}"),
-    )
-    return page
+    # ReDoc's worker runs from a blob of this page
+    return watched_page(browser, (base, f"blob:{base}", "data:"), problems)
 
 
 def test_swagger_ui_renders_every_operation_and_try_it_out_works(

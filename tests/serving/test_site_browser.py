@@ -10,7 +10,6 @@ no broken link; a Pagefind search for a planted demo entity finds its page.
 from __future__ import annotations
 
 import functools
-import shutil
 import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -21,14 +20,10 @@ from urllib.request import urlopen
 import pytest
 
 from serving.static.paths import encode_segment
+from tests.serving.browser import needs_chromium, watched_page
 from warehouse.snapshot import OpenedSnapshot
 
-CHROMIUM = shutil.which("chromium")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="Debian's chromium is not installed and could not be (make test runs "
-    "scripts/ensure-chromium, which needs root)",
-)
+pytestmark = needs_chromium
 PLANTED = "Cerebras"  # a planted demo entity (demo/planted.py), rising through the window
 
 
@@ -48,16 +43,6 @@ def base(demo_snapshot: OpenedSnapshot) -> Iterator[str]:
     server.shutdown()
     server.server_close()
     thread.join()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield launched
-        launched.close()
 
 
 def planted_page(snapshot: OpenedSnapshot) -> str:
@@ -87,16 +72,9 @@ def test_each_page_kind_renders_cleanly_and_accessibly(
     from axe_playwright_python.sync_playwright import Axe
 
     axe = Axe()
-    page = browser.new_page()  # type: ignore[attr-defined]
     problems: list[str] = []
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page = watched_page(browser, (base,), problems)
     page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
-    page.on(
-        "request",
-        lambda r: r.url.startswith(base) or problems.append(f"external request: {r.url}"),
-    )
     for kind, path in page_kinds(demo_snapshot).items():
         page.goto(base + path, wait_until="load")
         assert page.locator("h1").count() == 1, kind
