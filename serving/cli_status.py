@@ -14,7 +14,12 @@ from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, read_pinned
 from warehouse.paths import DataDir
 from warehouse.settings import load_settings
-from warehouse.snapshot import SnapshotError, current_snapshot_id, open_current
+from warehouse.snapshot import (
+    SnapshotError,
+    current_snapshot_id,
+    open_current,
+    staged_snapshot_id,
+)
 
 
 def status_report(data: DataDir) -> dict[str, Any]:
@@ -48,10 +53,7 @@ def _snapshot(data: DataDir) -> dict[str, Any] | None:
 def _staged_unpublished(data: DataDir) -> str | None:
     """The snapshot written last when ``CURRENT`` does not name it (a build that stopped, or
     whose checks failed, between writing and publishing)."""
-    try:
-        staged = data.staged_pointer.read_text().strip()
-    except FileNotFoundError:
-        return None
+    staged = staged_snapshot_id(data)
     return staged if staged and staged != current_snapshot_id(data) else None
 
 

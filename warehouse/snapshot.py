@@ -312,13 +312,23 @@ def _checksum_matches(path: Path, entry: TableEntry | FileEntry, thorough: bool)
     return file_sha256(path) == entry.sha256
 
 
-def current_snapshot_id(data_dir: DataDir) -> str | None:
-    """The id the ``CURRENT`` pointer names, or None before the first publish."""
+def _pointer(path: Path) -> str | None:
+    """What a pointer file (``CURRENT``, ``STAGED``) names, stripped; None when it is absent."""
     try:
-        value = data_dir.current_pointer.read_text().strip()
+        return path.read_text().strip()
     except FileNotFoundError:
         return None
-    return value or None
+
+
+def current_snapshot_id(data_dir: DataDir) -> str | None:
+    """The id the ``CURRENT`` pointer names, or None before the first publish."""
+    return _pointer(data_dir.current_pointer) or None
+
+
+def staged_snapshot_id(data_dir: DataDir) -> str | None:
+    """The id the ``STAGED`` pointer names (the snapshot written last, published or not), or
+    None before the first one."""
+    return _pointer(data_dir.staged_pointer) or None
 
 
 def current_snapshot_dir(data_dir: DataDir) -> Path | None:
@@ -342,9 +352,8 @@ def open_current(data_dir: DataDir, *, verify: bool = True) -> OpenedSnapshot | 
 
 def open_staged(data_dir: DataDir, *, verify: bool = True) -> OpenedSnapshot | None:
     """The snapshot written last (published or not), verified; None before the first one."""
-    try:
-        snapshot_id = data_dir.staged_pointer.read_text().strip()
-    except FileNotFoundError:
+    snapshot_id = _pointer(data_dir.staged_pointer)
+    if snapshot_id is None:
         return None
     path = data_dir.snapshots / snapshot_id
     if not snapshot_id or not path.is_dir():

@@ -24,6 +24,7 @@ from warehouse.snapshot import (
     SnapshotError,
     current_snapshot_id,
     open_snapshot,
+    staged_snapshot_id,
 )
 from warehouse.tables import refresh_catalog
 
@@ -50,7 +51,7 @@ def list_snapshots(data: DataDir) -> list[SnapshotInfo]:
     if not data.snapshots.is_dir():
         return []
     current = current_snapshot_id(data)
-    staged = _staged_id(data)
+    staged = staged_snapshot_id(data)
     found: list[SnapshotInfo] = []
     for folder in _folders(data):
         size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
@@ -120,13 +121,6 @@ def prune(data: DataDir, keep: int) -> list[str]:
 
 def _folders(data: DataDir) -> list[Path]:
     return [p for p in data.snapshots.iterdir() if p.is_dir() and not p.name.startswith(".")]
-
-
-def _staged_id(data: DataDir) -> str | None:
-    try:
-        return data.staged_pointer.read_text().strip() or None
-    except FileNotFoundError:
-        return None
 
 
 @contextmanager
