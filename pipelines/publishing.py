@@ -25,8 +25,10 @@ from analytics.changes import assign_change_seqs
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import CHANGE_STATE
 from warehouse.locks import publish_lock
+from warehouse.object_store import open_object_store
 from warehouse.paths import DataDir
 from warehouse.search_index import build_search_files
+from warehouse.settings import load_settings
 from warehouse.snapshot import OpenedSnapshot, add_files, stage_snapshot, switch_current
 from warehouse.tables import read_table, refresh_catalog, write_table
 
@@ -124,7 +126,7 @@ def publish_served(
         search=search,
     )
     with publish_lock(data):
-        switch_current(data, published.snapshot)
+        _switch_everywhere(data, published.snapshot)
         refresh_catalog(data)
     return published
 
@@ -154,6 +156,19 @@ def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
     and refresh the catalog's ``served_*`` views."""
     with publish_lock(data):
         opened = add_files(data, staged, write_static_site)
-        switch_current(data, opened)
+        _switch_everywhere(data, opened)
         refresh_catalog(data)
     return opened
+
+
+def _switch_everywhere(data: DataDir, opened: OpenedSnapshot) -> None:
+    """Publish ``opened`` here and, with ``AIMI_SNAPSHOT_STORE``, on the object store: the
+    upload comes first (a failed one publishes nowhere), the store's ``CURRENT`` last (the
+    replicas follow it; if only that write fails, the next publish or `aimi snapshots push`
+    moves it)."""
+    store = open_object_store(load_settings().snapshot_store)
+    if store is not None:
+        store.upload(opened)
+    switch_current(data, opened)
+    if store is not None:
+        store.set_current(opened.snapshot_id)

@@ -22,6 +22,7 @@ from serving.ratelimit import open_limiter
 from serving.routers import v1_router
 from serving.store import SnapshotStore
 from serving.version import API_VERSION
+from warehouse.object_store import SnapshotPuller, open_object_store
 from warehouse.paths import DataDir
 from warehouse.settings import Settings, load_settings
 
@@ -45,7 +46,12 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     """
     settings = settings or load_settings()
     data_dir = DataDir.from_env(settings.data_dir)
-    store = SnapshotStore(data_dir, poll_seconds=settings.snapshot_poll_seconds)
+    object_store = open_object_store(settings.snapshot_store)
+    store = SnapshotStore(
+        data_dir,
+        poll_seconds=settings.snapshot_poll_seconds,
+        puller=SnapshotPuller(data_dir, object_store) if object_store else None,
+    )
     query_embedder = QueryEmbedder(partial(load_query_model, settings))
     mcp_server = create_mcp_server(store.require, query_embedder)
 

@@ -13,7 +13,8 @@ from warehouse.snapshot import SnapshotError
 from warehouse.snapshot_history import list_snapshots, prune, rollback
 
 snapshots_app = typer.Typer(
-    help="The snapshots a data dir keeps: list, roll back to one, prune old ones.",
+    help="The snapshots a data dir keeps: list, roll back to one, prune old ones, push the "
+    "current one to the object store (AIMI_SNAPSHOT_STORE).",
     no_args_is_help=True,
 )
 
@@ -89,3 +90,32 @@ def snapshots_prune(
         echo(f"aimi snapshots prune: {exc}", err=True)
         raise typer.Exit(1) from None
     echo(f"removed {len(removed)} snapshot(s)" + "".join(f"\n  {sid}" for sid in removed))
+
+
+@snapshots_app.command("push")
+def snapshots_push(data_dir: DataDirOption = None) -> None:
+    """Upload the current snapshot to the object store AIMI_SNAPSHOT_STORE names (verified
+    first; files already there are not sent again) and point the store's CURRENT at it: the
+    replicas pull it within a poll. A build publishes there by itself; push after a rollback,
+    or to seed a new store."""
+    from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
+    from warehouse.settings import load_settings
+    from warehouse.snapshot import open_current
+
+    store = open_object_store(load_settings().snapshot_store)
+    if store is None:
+        echo("aimi snapshots push: set AIMI_SNAPSHOT_STORE=s3://bucket/prefix first", err=True)
+        raise typer.Exit(1)
+    try:
+        opened = open_current(data_dir_of(data_dir))
+        if opened is None:
+            echo("aimi snapshots push: nothing is published yet: run `aimi build`", err=True)
+            raise typer.Exit(1)
+        sent = push_snapshot(store, opened)
+    except (SnapshotError, ObjectStoreError) as exc:
+        echo(f"aimi snapshots push: {exc}", err=True)
+        raise typer.Exit(1) from None
+    echo(
+        f"{store.url}: CURRENT → {opened.snapshot_id} ({sent.files} files, "
+        f"{sent.bytes / 1e6:,.1f} MB sent in {sent.seconds:.1f} s)"
+    )

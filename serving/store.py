@@ -25,6 +25,7 @@ from serving.catalog import EntityCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
 from serving.search import SearchIndex
+from warehouse.object_store import SnapshotPuller
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
 
@@ -304,11 +305,19 @@ def _entities(opened: OpenedSnapshot) -> list[Entity]:
 
 
 class SnapshotStore:
-    """Holds the current ``LoadedSnapshot`` and a daemon thread that follows ``CURRENT``."""
+    """Holds the current ``LoadedSnapshot`` and a daemon thread that follows ``CURRENT``.
 
-    def __init__(self, data_dir: DataDir, *, poll_seconds: float) -> None:
+    With a ``puller`` (``AIMI_SNAPSHOT_STORE``), each poll first brings the data dir to the
+    snapshot the object store names (downloaded and verified, ``warehouse.object_store``);
+    the local pointer it moves is then followed as any other publish.
+    """
+
+    def __init__(
+        self, data_dir: DataDir, *, poll_seconds: float, puller: SnapshotPuller | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.poll_seconds = poll_seconds
+        self.puller = puller
         self._current: LoadedSnapshot | None = None
         self._refused: str | None = None
         self._pointer_error: str | None = None
@@ -373,6 +382,13 @@ class SnapshotStore:
             )
             return loaded
 
+    def poll(self) -> LoadedSnapshot | None:
+        """One poll: pull from the object store when there is one (its failures are logged
+        and leave the local pointer alone), then ``refresh``."""
+        if self.puller is not None:
+            self.puller.pull()
+        return self.refresh()
+
     def _load(self, snapshot_id: str) -> LoadedSnapshot:
         path = self.data_dir.snapshots / snapshot_id
         if not path.is_dir():
@@ -384,7 +400,7 @@ class SnapshotStore:
 
     def start(self) -> None:
         """Load what ``CURRENT`` names now, then keep following it in a daemon thread."""
-        self.refresh()
+        self.poll()
         if self._thread is None:
             self._stop.clear()
             self._thread = threading.Thread(
@@ -401,6 +417,6 @@ class SnapshotStore:
     def _follow(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             try:
-                self.refresh()
+                self.poll()
             except Exception:  # refresh handles what it expects; never let the thread die
                 log.exception("snapshot poll failed")

@@ -56,6 +56,19 @@ def default_model_cache() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "aimi"
 
 
+def split_s3_url(url: str) -> tuple[str, str]:
+    """``s3://bucket/prefix`` as ``(bucket, prefix)``, the prefix without slashes at either
+    end (may be empty); ``ValueError`` for anything else."""
+    scheme, sep, rest = url.strip().partition("://")
+    bucket, _, prefix = rest.partition("/")
+    if scheme != "s3" or not sep or not bucket:
+        raise ValueError(
+            f"a snapshot store (AIMI_SNAPSHOT_STORE) is s3://bucket or s3://bucket/prefix; "
+            f"got {url!r}"
+        )
+    return bucket, prefix.strip("/")
+
+
 def parse_as_of(value: str | datetime) -> datetime:
     """``--as-of`` / ``AIMI_AS_OF``: an ISO 8601 date or date-time, UTC when no offset is given."""
     try:
@@ -87,6 +100,10 @@ class Settings(BaseSettings):
     rate_limit_tiers: dict[str, Quota] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
     dev_api_key: SecretStr | None = None
     snapshot_poll_seconds: float = Field(default=2.0, gt=0)
+    # s3://bucket/prefix (docs/deployment.md): a publish uploads the snapshot there and moves
+    # the store's CURRENT last; a server pulls what it names into its data dir, verifies it and
+    # swaps. Credentials, region and endpoint are boto3's own (AWS_*, AWS_ENDPOINT_URL_S3)
+    snapshot_store: str | None = None
     # what embeds search queries: "onnx-int8" (ONNX Runtime over MiniLM exported into
     # model_cache with int8 weights, each query run alone: ~3.4x faster than torch, cosine
     # >= 0.97 to its vectors, search quality within 0.005), "onnx" (the same at full precision:
@@ -148,6 +165,16 @@ class Settings(BaseSettings):
                 + ", ".join(SOURCE_KINDS)
             )
         return kinds
+
+    @field_validator("snapshot_store", mode="before")
+    @classmethod
+    def _snapshot_store_is_an_s3_url(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            return None  # empty, as in a .env template: unset
+        split_s3_url(value)
+        return value.strip()
 
     @field_validator("registry", mode="before")
     @classmethod

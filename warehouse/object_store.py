@@ -1,0 +1,355 @@
+"""Snapshots on an S3-compatible object store (``AIMI_SNAPSHOT_STORE=s3://bucket/prefix``,
+DESIGN §11): a publish uploads the sealed snapshot folder and moves the store's ``CURRENT``
+object last; each API replica pulls the snapshot it names into its own data dir, verifies it
+against its manifest and moves its local ``CURRENT``, which its servers already follow.
+
+The store holds, under the prefix::
+
+    snapshots/<id>/<file>          every table and file the manifest lists
+    snapshots/<id>/manifest.json   written after them: a snapshot is whole once this is there
+    CURRENT                        the published id, written last
+
+so a reader that follows ``CURRENT`` never sees half a snapshot. The client is boto3, with its
+own configuration: credentials and region from ``AWS_*`` variables or ``~/.aws``, another
+endpoint (MinIO, Ceph, a local S3 server) from ``AWS_ENDPOINT_URL_S3`` or ``AWS_ENDPOINT_URL``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from warehouse.locks import file_lock
+from warehouse.paths import DataDir
+from warehouse.settings import split_s3_url
+from warehouse.snapshot import (
+    MANIFEST,
+    Manifest,
+    OpenedSnapshot,
+    SnapshotError,
+    current_snapshot_id,
+    open_snapshot,
+    switch_current,
+)
+
+# under aimi.*: `aimi serve` logs these at INFO beside the snapshot swaps
+log = logging.getLogger("aimi.object_store")
+
+POINTER = "CURRENT"
+SNAPSHOTS = "snapshots"
+# files moved at once: a snapshot's static site is thousands of small files, where a request's
+# round trip, not the bandwidth, is what costs
+TRANSFER_THREADS = 16
+PULLING_PREFIX = ".pulling-"
+
+
+class ObjectStoreError(RuntimeError):
+    """The store cannot be reached, or does not hold what a pointer names."""
+
+
+@dataclass(frozen=True)
+class StoreUrl:
+    """``s3://bucket/prefix``, parsed: where a deployment's snapshots live."""
+
+    bucket: str
+    prefix: str  # without slashes at either end; may be empty
+
+    @classmethod
+    def parse(cls, url: str) -> StoreUrl:
+        return cls(*split_s3_url(url))
+
+    def key(self, *parts: str) -> str:
+        return "/".join(p for p in (self.prefix, *parts) if p)
+
+    def __str__(self) -> str:
+        return f"s3://{self.bucket}/{self.prefix}" if self.prefix else f"s3://{self.bucket}"
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What one push or pull moved."""
+
+    snapshot_id: str
+    files: int
+    bytes: int
+    seconds: float
+
+
+@contextmanager
+def _store_errors(url: StoreUrl, action: str) -> Iterator[None]:
+    """boto3's errors (no endpoint, no credentials, a refused request, a failed transfer) as
+    ``ObjectStoreError`` naming the store and what was being done."""
+    from boto3.exceptions import Boto3Error
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except (BotoCoreError, ClientError, Boto3Error) as exc:
+        raise ObjectStoreError(f"{url}: cannot {action}: {exc}") from exc
+
+
+class ObjectStore:
+    """One store's snapshots and pointer, through a boto3 S3 client."""
+
+    def __init__(self, url: str | StoreUrl, *, client: Any | None = None) -> None:
+        self.url = url if isinstance(url, StoreUrl) else StoreUrl.parse(url)
+        if client is None:
+            import boto3
+            from botocore.config import Config
+
+            client = boto3.client(
+                "s3",
+                config=Config(
+                    retries={"max_attempts": 5, "mode": "standard"},
+                    connect_timeout=5,
+                    read_timeout=60,
+                    max_pool_connections=TRANSFER_THREADS,
+                ),
+            )
+        self.client = client
+
+    def _get(self, key: str) -> bytes | None:
+        """The object's bytes, or None when there is none."""
+        from botocore.exceptions import ClientError
+
+        with _store_errors(self.url, f"read {key}"):
+            try:
+                response = self.client.get_object(Bucket=self.url.bucket, Key=key)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                    return None
+                raise
+            body: bytes = response["Body"].read()
+        return body
+
+    def current_id(self) -> str | None:
+        """The id the store's ``CURRENT`` names, or None before the first push."""
+        raw = self._get(self.url.key(POINTER))
+        if raw is None:
+            return None
+        return raw.decode().strip() or None
+
+    def manifest_bytes(self, snapshot_id: str) -> bytes | None:
+        """The stored manifest of ``snapshot_id``, or None when it is not (wholly) there."""
+        return self._get(self.url.key(SNAPSHOTS, snapshot_id, MANIFEST))
+
+    def upload(self, opened: OpenedSnapshot) -> Transfer:
+        """Upload a sealed snapshot: every file its manifest lists, then the manifest. A
+        snapshot whose identical manifest is stored already is not uploaded again."""
+        started = time.perf_counter()
+        sid = opened.snapshot_id
+        local_manifest = (opened.path / MANIFEST).read_bytes()
+        if self.manifest_bytes(sid) == local_manifest:
+            return Transfer(sid, 0, 0, time.perf_counter() - started)
+        names = _listed_files(opened.manifest)
+
+        def put(name: str) -> int:
+            path = opened.path / name
+            self.client.upload_file(str(path), self.url.bucket, self.url.key(SNAPSHOTS, sid, name))
+            return path.stat().st_size
+
+        with (
+            _store_errors(self.url, f"upload snapshot {sid}"),
+            ThreadPoolExecutor(TRANSFER_THREADS) as pool,
+        ):
+            sizes = list(pool.map(put, names))
+            self.client.put_object(
+                Bucket=self.url.bucket,
+                Key=self.url.key(SNAPSHOTS, sid, MANIFEST),
+                Body=local_manifest,
+                ContentType="application/json",
+            )
+        total = sum(sizes) + len(local_manifest)
+        return Transfer(sid, len(names) + 1, total, time.perf_counter() - started)
+
+    def set_current(self, snapshot_id: str) -> None:
+        """Point the store's ``CURRENT`` at an uploaded snapshot (refused for one whose
+        manifest is not stored: replicas would follow the pointer to nothing)."""
+        if self.manifest_bytes(snapshot_id) is None:
+            raise ObjectStoreError(
+                f"{self.url} holds no manifest for snapshot {snapshot_id}: upload it first"
+            )
+        with _store_errors(self.url, f"point CURRENT at {snapshot_id}"):
+            self.client.put_object(
+                Bucket=self.url.bucket,
+                Key=self.url.key(POINTER),
+                Body=(snapshot_id + "\n").encode(),
+                ContentType="text/plain",
+            )
+        log.info("%s: CURRENT -> %s", self.url, snapshot_id)
+
+    def download(self, snapshot_id: str, folder: Path) -> Manifest:
+        """Download ``snapshot_id`` into the empty ``folder``: every listed file, then the
+        manifest. Nothing is verified here (``open_snapshot`` does that)."""
+        raw = self.manifest_bytes(snapshot_id)
+        if raw is None:
+            raise ObjectStoreError(f"{self.url} holds no manifest for snapshot {snapshot_id}")
+        try:
+            manifest = Manifest.from_json(json.loads(raw))
+        except json.JSONDecodeError as exc:
+            raise SnapshotError(
+                f"{self.url}: manifest of {snapshot_id} is not JSON: {exc}"
+            ) from None
+        if manifest.snapshot_id != snapshot_id:
+            raise SnapshotError(
+                f"{self.url}: the manifest under {snapshot_id} is snapshot {manifest.snapshot_id}"
+            )
+        names = _listed_files(manifest)
+
+        def get(name: str) -> None:
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.client.download_file(
+                self.url.bucket, self.url.key(SNAPSHOTS, snapshot_id, name), str(target)
+            )
+
+        with (
+            _store_errors(self.url, f"download snapshot {snapshot_id}"),
+            ThreadPoolExecutor(TRANSFER_THREADS) as pool,
+        ):
+            list(pool.map(get, names))
+        (folder / MANIFEST).write_bytes(raw)
+        return manifest
+
+
+def _listed_files(manifest: Manifest) -> list[str]:
+    """Every file a manifest lists (tables, then index and site files), as relative paths;
+    ``SnapshotError`` for a name that would leave the snapshot's folder."""
+    names = [entry.file for entry in manifest.tables.values()] + sorted(manifest.files)
+    for name in names:
+        path = PurePosixPath(name)
+        if path.is_absolute() or ".." in path.parts or not path.parts:
+            raise SnapshotError(f"snapshot {manifest.snapshot_id} lists an unsafe path {name!r}")
+    return names
+
+
+def open_object_store(url: str | None) -> ObjectStore | None:
+    """The store ``url`` names (``AIMI_SNAPSHOT_STORE``), or None when it is unset."""
+    return ObjectStore(url) if url and url.strip() else None
+
+
+def push_snapshot(store: ObjectStore, opened: OpenedSnapshot) -> Transfer:
+    """Upload ``opened`` and point the store's ``CURRENT`` at it: what `aimi snapshots push`
+    does, and a publish in two steps around its local pointer switch."""
+    transfer = store.upload(opened)
+    store.set_current(opened.snapshot_id)
+    return transfer
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """One look at the store: the id it names (None before the first push) and what this
+    data dir did about it."""
+
+    snapshot_id: str | None
+    action: str  # "none" (nothing published), "current" (already here), "switched", "downloaded"
+    transfer: Transfer | None = None
+
+
+def pull_current(data: DataDir, store: ObjectStore, *, snapshot_id: str | None = None) -> Pulled:
+    """Bring ``data`` to the snapshot the store's ``CURRENT`` names: download it (into a
+    temporary folder, renamed whole), verify it against its manifest, then move the local
+    ``CURRENT``, which the servers over ``data`` follow and verify again as they swap.
+
+    One process at a time per data dir (a file lock): the other workers of a replica wait,
+    then find the snapshot there. A snapshot that fails verification raises
+    ``SnapshotError``, leaves nothing behind and moves nothing: the old one keeps serving.
+    ``snapshot_id`` is what the caller read from the store's ``CURRENT`` (read here if None).
+    """
+    remote = snapshot_id or store.current_id()
+    if remote is None:
+        return Pulled(None, "none")
+    if current_snapshot_id(data) == remote:
+        return Pulled(remote, "current")
+    with file_lock(data.root / ".pull.lock"):
+        if current_snapshot_id(data) == remote:  # another worker pulled it meanwhile
+            return Pulled(remote, "current")
+        final = data.snapshots / remote
+        transfer = None
+        if final.is_dir():  # pulled before (a rollback to it), or a build on this machine
+            opened = open_snapshot(final)
+            action = "switched"
+        else:
+            opened, transfer = _download(data, store, remote)
+            action = "downloaded"
+        if opened.snapshot_id != remote:
+            raise SnapshotError(f"folder {remote} holds snapshot {opened.snapshot_id}")
+        switch_current(data, opened)
+        return Pulled(remote, action, transfer)
+
+
+def _download(
+    data: DataDir, store: ObjectStore, snapshot_id: str
+) -> tuple[OpenedSnapshot, Transfer]:
+    started = time.perf_counter()
+    data.snapshots.mkdir(parents=True, exist_ok=True)
+    for stale in data.snapshots.glob(PULLING_PREFIX + "*"):  # a pull that died (we hold the lock)
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=PULLING_PREFIX, dir=data.snapshots))
+    try:
+        manifest = store.download(snapshot_id, staging)
+        open_snapshot(staging)  # sizes, checksums and row counts, before anything points at it
+        final = data.snapshots / snapshot_id
+        os.rename(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    size = sum(f.stat().st_size for f in final.rglob("*") if f.is_file())
+    files = len(_listed_files(manifest)) + 1
+    return OpenedSnapshot(final, manifest), Transfer(
+        snapshot_id, files, size, time.perf_counter() - started
+    )
+
+
+class SnapshotPuller:
+    """A server process's view of the store: ``pull`` once per poll, logging each distinct
+    failure once and not downloading a refused snapshot again (snapshots are immutable: the
+    same id would fail again; the next publish gets a new id)."""
+
+    def __init__(self, data: DataDir, store: ObjectStore) -> None:
+        self.data = data
+        self.store = store
+        self._refused: str | None = None
+        self._error: str | None = None
+
+    def pull(self) -> Pulled | None:
+        """One look; None when the store could not be read or the snapshot was refused (the
+        local ``CURRENT`` is left as it was)."""
+        remote: str | None = None
+        try:
+            remote = self.store.current_id()
+            if remote is not None and remote == self._refused:
+                return None
+            pulled = pull_current(self.data, self.store, snapshot_id=remote)
+        except SnapshotError as exc:
+            log.error("refused snapshot %s from %s: %s", remote, self.store.url, exc)
+            self._refused = remote
+            return None
+        except Exception as exc:  # the store is down or the disk is full: retry next poll
+            message = f"cannot pull from {self.store.url}: {exc!r}"
+            if message != self._error:
+                log.error("%s", message)
+                self._error = message
+            return None
+        self._error = None
+        if pulled.transfer is not None:
+            t = pulled.transfer
+            log.info(
+                "pulled snapshot %s from %s: %d files, %.1f MB in %.1f s",
+                t.snapshot_id,
+                self.store.url,
+                t.files,
+                t.bytes / 1e6,
+                t.seconds,
+            )
+        return pulled
