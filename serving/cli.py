@@ -204,6 +204,9 @@ def _dev_key(data: DataDir) -> str:
     return key
 
 
+WORKER_HEALTHCHECK_SECONDS = 60
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
@@ -262,6 +265,11 @@ def serve(
         log_level="info",
         log_config=_log_config(),
         access_log=access_log,
+        # uvicorn kills a worker that does not answer its supervisor's ping within 5 s; a
+        # worker importing torch or loading a snapshot holds the interpreter lock for longer
+        # on a busy 2-core machine, and with --workers 2 one of them was killed and restarted
+        # over and over (11 times in a minute at load average 13, docs/deployment.md)
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
     )
 
 
