@@ -1,6 +1,8 @@
 """The MCP server: eight read-only tools over the same service functions as the /v1 routes
-(``serving.service``), so a tool returns the object the REST endpoint returns and fails with the
-REST error's message.
+(``serving.service``), so a tool fails with the REST error's message and, with ``full=true`` (and
+always for the three single-object tools), returns the object the REST endpoint returns. By
+default the four list tools return a compact projection of it (``COMPACT``), so a page of
+results does not flood an agent's context.
 
 Two transports: stdio (``aimi mcp``, a local process over the data dir, no key) and streamable
 HTTP at ``/mcp`` inside ``aimi serve``, where the same ``X-API-Key`` and rate limit as /v1
@@ -39,11 +41,14 @@ from serving.version import API_VERSION
 
 MCP_PATH = "/mcp"
 INSTRUCTIONS = (
-    "aimi: verified, source-cited market intelligence about the AI economy. Every object is "
-    "the JSON the /v1 REST API returns for the same request (the tool descriptions are the "
-    "endpoints'). Start with get_themes or list_entities; search finds verified units with "
-    "their verbatim evidence; list_signals with sort='changed' is the change feed. List tools "
-    "page with next_cursor: pass it back as cursor until has_more is false."
+    "aimi: verified, source-cited market intelligence about the AI economy. Start with "
+    "get_themes or list_entities; search finds verified units with their source; list_signals "
+    "with sort='changed' is the change feed. The list tools (get_themes, list_entities, "
+    "get_trending_entities, list_signals, search) return compact items by default: the ids, "
+    "names, titles, dates and a short text you need to choose what to open next with "
+    "get_theme, get_entity_profile or get_signal, which return whole objects; pass full=true "
+    "to a list tool for every field. Paged tools return next_cursor: pass it back as cursor "
+    "until has_more is false."
 )
 
 # Every tool only reads an immutable snapshot: repeating a call changes nothing, and it reaches
@@ -54,6 +59,13 @@ READ_ONLY = ToolAnnotations(
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
 Cursor = Annotated[str | None, Field(description="`next_cursor` of the last page.")]
+Full = Annotated[
+    bool,
+    Field(
+        description="false (default): compact items (ids, names, titles, dates, a short text). "
+        "true: every field, as the REST API returns it."
+    ),
+]
 ThemeFilter = Annotated[
     str | None,
     Field(
@@ -84,6 +96,110 @@ Before = Annotated[
     IsoDateTime | None, Field(description="Published before (ISO 8601; UTC if no offset).")
 ]
 
+# What each tool says to an MCP client. The REST texts (``service.ABOUT``) hold where they
+# speak of parameters and data alike; the two below speak of paths and status codes, which
+# only a REST client sees.
+_SAID_FOR_MCP = {
+    "get_entity_profile": (
+        "By public id (`ent:/…`), display name or alias, any case, whatever its signal count. "
+        "`related_entities`: top 25 by signals in common."
+    ),
+    "get_theme": (
+        "One theme by its axis and canonical `label`, matched in any case (e.g. "
+        "`Capital & Investment`), with its related themes. Shorthands such as `C&I` are "
+        "unknown labels: the error names the canonical label."
+    ),
+}
+COMPACT_NOTE = (
+    " Compact items by default (the fields to choose what to open next); `full=true` returns "
+    "every field."
+)
+
+# A projection of a response: a key maps to None (kept whole), to a number (a string cut to
+# that many characters, ending in "…" when cut) or to a nested projection (applied to an
+# object, or to each object of a list). Keys absent from the response stay absent.
+Projection = dict[str, "Projection | int | None"]
+SHORT_TEXT = 200
+_ENTITY_REF: Projection = {"entity_id": None, "name": None}
+COMPACT: dict[str, Projection] = {
+    "get_themes": {
+        "themes": {
+            "axis": None,
+            "label": None,
+            "signal_count": None,
+            "direction": None,
+            "notability": None,
+        }
+    },
+    "list_entities": {
+        "entities": {
+            "entity_id": None,
+            "name": None,
+            "type": None,
+            "signal_count": None,
+            "last_seen": None,
+            "direction": None,
+            "notability": None,
+        },
+        "has_more": None,
+        "next_cursor": None,
+    },
+    "get_trending_entities": {
+        "data": {
+            "entity_id": None,
+            "display_name": None,
+            "type_primary": None,
+            "signal_count": None,
+            "last_seen": None,
+            "trend": {"current_week": None, "prior_week": None, "z_score": None},
+        }
+    },
+    "list_signals": {
+        "signals": {
+            "signal_id": None,
+            "title": None,
+            "published_at": None,
+            "content_type": None,
+            "domain": None,
+            "thesis": SHORT_TEXT,
+            "synopsis": SHORT_TEXT,
+            "entities": _ENTITY_REF,
+        },
+        "has_more": None,
+        "next_cursor": None,
+    },
+    "search": {
+        "results": {
+            "unit": {"id": None, "role": None, "text": SHORT_TEXT},
+            "citation": {"signal_id": None, "title": None, "published_at": None},
+            "relevance_score": None,
+        },
+        "query": None,
+        "similar_to": None,
+    },
+}
+DESCRIPTIONS: dict[str, str] = {
+    name: _SAID_FOR_MCP.get(name, text) + (COMPACT_NOTE if name in COMPACT else "")
+    for name, text in ABOUT.items()
+}
+
+
+def project(value: Any, projection: Projection | int | None) -> Any:
+    """``value`` cut down to ``projection`` (see ``Projection``)."""
+    if projection is None:
+        return value
+    if isinstance(projection, int):
+        if isinstance(value, str) and len(value) > projection:
+            return value[: projection - 1].rstrip() + "…"
+        return value
+    if isinstance(value, list):
+        return [project(item, projection) for item in value]
+    if isinstance(value, dict):
+        return {
+            key: project(value[key], inner) for key, inner in projection.items() if key in value
+        }
+    return value
+
 
 def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> MCPServer:
     """The MCP server over whatever snapshot ``snapshot()`` returns at each call (the store's
@@ -104,14 +220,22 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         parsed: dict[str, Any] = orjson.loads(body)
         return parsed
 
+    def listed(name: str, full: bool, body: dict[str, Any]) -> dict[str, Any]:
+        """A list tool's answer: ``body`` whole, or its compact projection."""
+        compact: dict[str, Any] = body if full else project(body, COMPACT[name])
+        return compact
+
     def tool(name: str, title: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        return server.tool(name=name, title=title, description=ABOUT[name], annotations=READ_ONLY)
+        return server.tool(
+            name=name, title=title, description=DESCRIPTIONS[name], annotations=READ_ONLY
+        )
 
     @tool("get_themes", "The 12 themes")
     async def get_themes(
         axis: Annotated[Axis | None, Field(description="Only this axis.")] = None,
+        full: Full = False,
     ) -> dict[str, Any]:
-        return answer(service.list_themes, axis)
+        return listed("get_themes", full, answer(service.list_themes, axis))
 
     @tool("get_theme", "One theme with related themes")
     async def get_theme(
@@ -145,8 +269,9 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         ] = service.DEFAULT_MIN_SIGNALS,
         cursor: Cursor = None,
         limit: Limit = DEFAULT_LIMIT,
+        full: Full = False,
     ) -> dict[str, Any]:
-        return answer(
+        body = answer(
             service.list_entities,
             theme=theme,
             entity_type=type,
@@ -161,6 +286,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             cursor=cursor,
             limit=limit,
         )
+        return listed("list_entities", full, body)
 
     @tool("get_entity_profile", "One entity profile with related entities")
     async def get_entity_profile(
@@ -180,10 +306,12 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         theme: ThemeFilter = None,
         type_primary: TypePrimary | None = None,
         limit: Limit = DEFAULT_LIMIT,
+        full: Full = False,
     ) -> dict[str, Any]:
-        return answer(
+        body = answer(
             service.trending_entities, mode, theme=theme, type_primary=type_primary, limit=limit
         )
+        return listed("get_trending_entities", full, body)
 
     @tool("list_signals", "List signals, newest first, or the change feed")
     async def list_signals(
@@ -207,8 +335,9 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         ] = "published",
         cursor: Cursor = None,
         limit: Limit = DEFAULT_LIMIT,
+        full: Full = False,
     ) -> dict[str, Any]:
-        return answer(
+        body = answer(
             service.list_signals,
             entity=entity,
             theme=theme,
@@ -221,6 +350,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             cursor=cursor,
             limit=limit,
         )
+        return listed("list_signals", full, body)
 
     @tool("get_signal", "One signal with its verified units")
     async def get_signal(
@@ -258,6 +388,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         diversity_cap: Annotated[
             int, Field(ge=1, le=service.MAX_SEARCH_LIMIT, description="Units per signal.")
         ] = service.DEFAULT_DIVERSITY_CAP,
+        full: Full = False,
     ) -> dict[str, Any]:
         # the query embedding and both legs block: off the event loop, like the REST route
         blocking = partial(
@@ -277,7 +408,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             limit=limit,
             diversity_cap=diversity_cap,
         )
-        return await to_thread.run_sync(blocking)
+        return listed("search", full, await to_thread.run_sync(blocking))
 
     return server
 

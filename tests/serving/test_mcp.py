@@ -1,6 +1,6 @@
-"""The MCP server (``serving.mcp``): its tools answer what the /v1 routes answer, over the
-SDK's in-memory client, over streamable HTTP at ``/mcp`` behind the API key, and over stdio in
-a real ``aimi mcp`` process."""
+"""The MCP server (``serving.mcp``): its tools answer what the /v1 routes answer (the list tools
+with ``full=true``; by default a compact cut of it), over the SDK's in-memory client, over
+streamable HTTP at ``/mcp`` behind the API key, and over stdio in a real ``aimi mcp`` process."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import anyio
 import httpx2
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client, StdioServerParameters
@@ -21,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from serving.app import create_app
-from serving.mcp import create_mcp_server
+from serving.mcp import COMPACT, DESCRIPTIONS, SHORT_TEXT, create_mcp_server, project
 from serving.query_embedder import QueryEmbedder
 from serving.service import ABOUT
 from serving.store import SnapshotStore
@@ -80,7 +81,20 @@ def test_the_eight_tools_are_read_only_and_documented(
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == TOOLS
         for name, tool in tools.items():
-            assert tool.description == ABOUT[name]
+            assert tool.description == DESCRIPTIONS[name]
+            assert tool.description.startswith(ABOUT[name]) or name in {
+                "get_theme",
+                "get_entity_profile",
+            }
+            # an MCP client sends arguments, not a path: no URL-encoding, routes or statuses
+            for rest_only in ("URL-encoded", "/v1/", "404"):
+                assert rest_only not in tool.description, (name, rest_only)
+            properties = tool.input_schema["properties"]
+            if name in COMPACT:
+                assert properties["full"]["default"] is False, name
+                assert "full=true" in tool.description
+            else:
+                assert "full" not in properties, name
             assert tool.title
             assert tool.annotations is not None
             assert tool.annotations.read_only_hint is True
@@ -147,22 +161,133 @@ def test_tools_return_what_the_routes_return(
         for tool, arguments, path, params in cases:
             expected = rest.get(path, params=params)
             assert expected.status_code == 200, (path, expected.text)
+            if tool in COMPACT:
+                arguments = {**arguments, "full": True}
             assert _object(await client.call_tool(tool, arguments)) == expected.json(), tool
-        # paging: the tool's cursor is the route's
+        # paging: the tool's cursor is the route's, compact or not
         first = _object(await client.call_tool("list_entities", {"limit": 2}))
         second = _object(
-            await client.call_tool("list_entities", {"limit": 2, "cursor": first["next_cursor"]})
+            await client.call_tool(
+                "list_entities", {"limit": 2, "cursor": first["next_cursor"], "full": True}
+            )
         )
         routed = rest.get("/v1/entities", params={"limit": 2, "cursor": first["next_cursor"]})
         assert second == routed.json()
         unit_id = first_unit = _object(
             await client.call_tool("search", {"q": "funding round", "limit": 1})
         )["results"][0]["unit"]["id"]
-        similar = _object(await client.call_tool("search", {"similar_to": unit_id}))
+        similar = _object(await client.call_tool("search", {"similar_to": unit_id, "full": True}))
         assert similar == rest.get("/v1/search", params={"similar_to": unit_id}).json()
         assert first_unit not in {r["unit"]["id"] for r in similar["results"]}
 
     with_client(store, embedder, body)
+
+
+def _cut_from(compact: Any, full: Any) -> bool:
+    """Whether ``compact`` is ``full`` with keys left out and long strings shortened."""
+    if isinstance(compact, dict):
+        return (
+            isinstance(full, dict)
+            and set(compact) <= set(full)
+            and all(_cut_from(value, full[key]) for key, value in compact.items())
+        )
+    if isinstance(compact, list):
+        return (
+            isinstance(full, list)
+            and len(compact) == len(full)
+            and all(_cut_from(c, f) for c, f in zip(compact, full, strict=True))
+        )
+    if isinstance(compact, str) and compact != full:
+        return (
+            isinstance(full, str)
+            and compact.endswith("…")
+            and len(compact) <= SHORT_TEXT
+            and full.startswith(compact[:-1])
+        )
+    return bool(compact == full)
+
+
+def test_list_tools_are_compact_unless_asked_for_everything(
+    store: SnapshotStore, embedder: QueryEmbedder
+) -> None:
+    """By default a list tool returns a cut of the route's body an agent can choose from (every
+    item keeps its id, name or title and date, long texts shortened) at a fraction of its size;
+    ``full=true`` returns the body itself."""
+    calls: list[tuple[str, dict[str, Any], str, dict[str, str]]] = [
+        ("get_themes", {}, "themes", {"name": "label"}),
+        ("list_entities", {}, "entities", {"id": "entity_id", "name": "name", "date": "last_seen"}),
+        (
+            "get_trending_entities",
+            {"mode": "hot"},
+            "data",
+            {"id": "entity_id", "name": "display_name", "date": "last_seen"},
+        ),
+        (
+            "list_signals",
+            {},
+            "signals",
+            {"id": "signal_id", "name": "title", "date": "published_at"},
+        ),
+        (
+            "list_signals",
+            {"sort": "changed", "limit": 50},
+            "signals",
+            {"id": "signal_id", "name": "title", "date": "published_at"},
+        ),
+        ("search", {"q": "data center funding", "limit": 25}, "results", {}),
+    ]
+
+    async def body(client: Client) -> None:
+        ratios = {}
+        for tool, arguments, items, needed in calls:
+            full = _object(await client.call_tool(tool, {**arguments, "full": True}))
+            compact = _object(await client.call_tool(tool, arguments))
+            assert compact[items], tool
+            assert _cut_from(compact, full), tool
+            for item in compact[items]:
+                assert all(item.get(key) for key in needed.values()), (tool, item)
+            if tool == "search":
+                for hit in compact[items]:
+                    assert hit["unit"]["id"] and hit["unit"]["text"]
+                    assert hit["citation"]["signal_id"] and hit["citation"]["title"]
+            if "has_more" in full:
+                assert (compact["has_more"], compact["next_cursor"]) == (
+                    full["has_more"],
+                    full["next_cursor"],
+                )
+            ratios[tool] = len(orjson.dumps(compact)) / len(orjson.dumps(full))
+        # measured on the demo corpus (JSON bytes, compact / full): themes 0.29, entities 0.18,
+        # trending 0.21, the change feed's 50 signals 0.66 (a card is mostly its title, short
+        # text and entities, all kept), search 0.59
+        assert ratios["get_themes"] < 0.35
+        assert ratios["list_entities"] < 0.25
+        assert ratios["get_trending_entities"] < 0.3
+        assert ratios["list_signals"] < 0.75
+        assert ratios["search"] < 0.7
+
+    with_client(store, embedder, body)
+
+
+def test_projection_keeps_the_named_keys_and_shortens_long_text() -> None:
+    full = {
+        "signals": [
+            {"signal_id": "a", "thesis": "x" * 500, "url": "u", "entities": [{"entity_id": "e"}]},
+            {"signal_id": "b", "synopsis": "short"},
+        ],
+        "has_more": False,
+    }
+    shape = {
+        "signals": {"signal_id": None, "thesis": 10, "synopsis": 10, "entities": {"name": None}},
+        "has_more": None,
+        "next_cursor": None,
+    }
+    assert project(full, shape) == {
+        "signals": [
+            {"signal_id": "a", "thesis": "x" * 9 + "…", "entities": [{}]},
+            {"signal_id": "b", "synopsis": "short"},
+        ],
+        "has_more": False,
+    }
 
 
 @pytest.mark.parametrize(
