@@ -11,7 +11,7 @@ DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_setting
 FIND_LINKS := $(wildcard /opt/wheels)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -69,6 +69,17 @@ build: setup  ## materialize every asset and publish a snapshot (AS_OF=2026-01-0
 
 serve: setup  ## serve /v1 from the current snapshot
 	$(BIN)/aimi serve
+
+# the client generator runs in a uv tool environment of its own: it requires typer<0.28, below
+# the project's pin (docs/decisions.md, "The typed Python client")
+OPENAPI_PYTHON_CLIENT := 0.29.1
+client: setup  ## regenerate the typed Python client clients/python/ from the app's OpenAPI document
+	$(BIN)/python clients/dump_openapi.py clients/openapi.json
+	$(BIN)/uv tool run --from openapi-python-client==$(OPENAPI_PYTHON_CLIENT) openapi-python-client \
+		generate --path clients/openapi.json --config clients/python-client.yaml \
+		--output-path clients/python --overwrite
+	@# the document the client was generated from, which tests/clients/ checks
+	cd clients && sha256sum openapi.json > python/openapi.json.sha256
 
 clean-data: setup  ## delete the data dir (warehouse, snapshots, Dagster storage, keys)
 	rm -rf $(DATA_DIR)

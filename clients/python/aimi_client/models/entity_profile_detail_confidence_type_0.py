@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class EntityProfileDetailConfidenceType0(StrEnum):
+    INSIGNIFICANT = "Insignificant"
+    SIGNIFICANT = "Significant"
+
+    def __str__(self) -> str:
+        return str(self.value)

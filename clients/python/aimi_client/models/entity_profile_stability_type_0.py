@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class EntityProfileStabilityType0(StrEnum):
+    STEADY = "Steady"
+    VOLATILE = "Volatile"
+
+    def __str__(self) -> str:
+        return str(self.value)

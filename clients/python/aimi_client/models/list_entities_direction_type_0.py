@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class ListEntitiesDirectionType0(StrEnum):
+    DECLINING = "Declining"
+    NEW = "New"
+    RISING = "Rising"
+    STABLE = "Stable"
+
+    def __str__(self) -> str:
+        return str(self.value)

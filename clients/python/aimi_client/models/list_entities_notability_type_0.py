@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class ListEntitiesNotabilityType0(StrEnum):
+    HIGH = "High"
+    LOW = "Low"
+    MEDIUM = "Medium"
+    NEGLIGIBLE = "Negligible"
+
+    def __str__(self) -> str:
+        return str(self.value)

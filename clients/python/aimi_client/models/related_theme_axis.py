@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class RelatedThemeAxis(StrEnum):
+    MARKET_FORCE = "market_force"
+    VALUE_CHAIN = "value_chain"
+
+    def __str__(self) -> str:
+        return str(self.value)

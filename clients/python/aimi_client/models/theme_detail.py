@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.theme_detail_axis import ThemeDetailAxis
+from ..models.theme_detail_confidence_type_0 import ThemeDetailConfidenceType0
+from ..models.theme_detail_direction_type_0 import ThemeDetailDirectionType0
+from ..models.theme_detail_notability_type_0 import ThemeDetailNotabilityType0
+from ..models.theme_detail_stability_type_0 import ThemeDetailStabilityType0
+
+if TYPE_CHECKING:
+    from ..models.related_theme import RelatedTheme
+    from ..models.theme_trend import ThemeTrend
+
+
+T = TypeVar("T", bound="ThemeDetail")
+
+
+@_attrs_define
+class ThemeDetail:
+    """One theme with the themes of both axes that share its signals.
+
+    Attributes:
+        axis (ThemeDetailAxis): `value_chain` or `market_force`.
+        label (str): One of the 12 canonical labels.
+        signal_count (int): Signals carrying the label, all time.
+        trend (ThemeTrend): Trend numbers over the rolling 12-week window of complete Monday–Sunday weeks.
+        direction (None | ThemeDetailDirectionType0): Share of voice of the last 4 weeks against the 8 weeks before:
+            `Rising` at 1.25 times or more (or none before), `Declining` at 0.8 times or less, else `Stable`. Null below 8
+            signals, where no label is computed.
+        confidence (None | ThemeDetailConfidenceType0): `Significant` when that change in mention rate passes a two-
+            sided test of two Poisson rates at 5% (Benjamini–Hochberg adjusted across the rated keys), else `Insignificant`.
+            Null below 8 signals, where no label is computed.
+        stability (None | ThemeDetailStabilityType0): `Volatile` when the 12 weekly shares vary by more than half their
+            mean (coefficient of variation > 0.5), else `Steady`. Null below 8 signals, where no label is computed.
+        notability (None | ThemeDetailNotabilityType0): Overall notability, explained by `notability_reasoning`. Null
+            below 8 signals, where no label is computed.
+        notability_reasoning (str): How the notability label was reached, or why there is none.
+        related_themes (list[RelatedTheme]): Themes of both axes sharing signals with this one, by `co_occurrence_count`
+            descending.
+    """
+
+    axis: ThemeDetailAxis
+    label: str
+    signal_count: int
+    trend: ThemeTrend
+    direction: None | ThemeDetailDirectionType0
+    confidence: None | ThemeDetailConfidenceType0
+    stability: None | ThemeDetailStabilityType0
+    notability: None | ThemeDetailNotabilityType0
+    notability_reasoning: str
+    related_themes: list[RelatedTheme]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        axis = self.axis.value
+
+        label = self.label
+
+        signal_count = self.signal_count
+
+        trend = self.trend.to_dict()
+
+        direction: None | str
+        if isinstance(self.direction, ThemeDetailDirectionType0):
+            direction = self.direction.value
+        else:
+            direction = self.direction
+
+        confidence: None | str
+        if isinstance(self.confidence, ThemeDetailConfidenceType0):
+            confidence = self.confidence.value
+        else:
+            confidence = self.confidence
+
+        stability: None | str
+        if isinstance(self.stability, ThemeDetailStabilityType0):
+            stability = self.stability.value
+        else:
+            stability = self.stability
+
+        notability: None | str
+        if isinstance(self.notability, ThemeDetailNotabilityType0):
+            notability = self.notability.value
+        else:
+            notability = self.notability
+
+        notability_reasoning = self.notability_reasoning
+
+        related_themes = []
+        for related_themes_item_data in self.related_themes:
+            related_themes_item = related_themes_item_data.to_dict()
+            related_themes.append(related_themes_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "axis": axis,
+                "label": label,
+                "signal_count": signal_count,
+                "trend": trend,
+                "direction": direction,
+                "confidence": confidence,
+                "stability": stability,
+                "notability": notability,
+                "notability_reasoning": notability_reasoning,
+                "related_themes": related_themes,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.related_theme import RelatedTheme  # noqa: PLC0415
+        from ..models.theme_trend import ThemeTrend  # noqa: PLC0415
+
+        d = dict(src_dict)
+        axis = ThemeDetailAxis(d.pop("axis"))
+
+        label = d.pop("label")
+
+        signal_count = d.pop("signal_count")
+
+        trend = ThemeTrend.from_dict(d.pop("trend"))
+
+        def _parse_direction(data: object) -> None | ThemeDetailDirectionType0:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                direction_type_0 = ThemeDetailDirectionType0(data)
+
+                return direction_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ThemeDetailDirectionType0, data)
+
+        direction = _parse_direction(d.pop("direction"))
+
+        def _parse_confidence(data: object) -> None | ThemeDetailConfidenceType0:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                confidence_type_0 = ThemeDetailConfidenceType0(data)
+
+                return confidence_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ThemeDetailConfidenceType0, data)
+
+        confidence = _parse_confidence(d.pop("confidence"))
+
+        def _parse_stability(data: object) -> None | ThemeDetailStabilityType0:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                stability_type_0 = ThemeDetailStabilityType0(data)
+
+                return stability_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ThemeDetailStabilityType0, data)
+
+        stability = _parse_stability(d.pop("stability"))
+
+        def _parse_notability(data: object) -> None | ThemeDetailNotabilityType0:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                notability_type_0 = ThemeDetailNotabilityType0(data)
+
+                return notability_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ThemeDetailNotabilityType0, data)
+
+        notability = _parse_notability(d.pop("notability"))
+
+        notability_reasoning = d.pop("notability_reasoning")
+
+        related_themes = []
+        _related_themes = d.pop("related_themes")
+        for related_themes_item_data in _related_themes:
+            related_themes_item = RelatedTheme.from_dict(related_themes_item_data)
+
+            related_themes.append(related_themes_item)
+
+        theme_detail = cls(
+            axis=axis,
+            label=label,
+            signal_count=signal_count,
+            trend=trend,
+            direction=direction,
+            confidence=confidence,
+            stability=stability,
+            notability=notability,
+            notability_reasoning=notability_reasoning,
+            related_themes=related_themes,
+        )
+
+        theme_detail.additional_properties = d
+        return theme_detail
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

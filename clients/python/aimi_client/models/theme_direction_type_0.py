@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class ThemeDirectionType0(StrEnum):
+    DECLINING = "Declining"
+    RISING = "Rising"
+    STABLE = "Stable"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class UnitRole(StrEnum):
+    ARGUMENT = "argument"
+    CLAIM = "claim"
+    SYNOPSIS = "synopsis"
+    THESIS = "thesis"
+
+    def __str__(self) -> str:
+        return str(self.value)
