@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,13 @@ from warehouse.object_store import open_object_store
 from warehouse.paths import DataDir
 from warehouse.search_index import build_search_files
 from warehouse.settings import load_settings
-from warehouse.snapshot import OpenedSnapshot, add_files, stage_snapshot, switch_current
+from warehouse.snapshot import (
+    OpenedSnapshot,
+    add_files,
+    current_snapshot_dir,
+    stage_snapshot,
+    switch_current,
+)
 from warehouse.tables import read_table, refresh_catalog, write_table
 
 
@@ -131,15 +138,17 @@ def publish_served(
     return published
 
 
-def write_static_site(folder: Path) -> dict[str, Any]:
-    """Write the static JSON tree and the market-pulse site into the snapshot ``folder``.
+def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, Any]:
+    """Write the static JSON tree and the market-pulse site into the snapshot ``folder``,
+    hard-linking what did not change from the site of ``previous`` (a snapshot folder).
 
     ``serving.static`` renders them through the service functions the API answers with, so
     they run in a child interpreter: the pipelines never import the serving package (DESIGN
     §2), as the CLI never imports Dagster. Returns the child's report (pages, files, bytes).
     """
+    reuse = [str(previous)] if previous is not None else []
     done = subprocess.run(
-        [sys.executable, "-m", "serving.static", str(folder)],
+        [sys.executable, "-m", "serving.static", str(folder), *reuse],
         capture_output=True,
         text=True,
         check=False,
@@ -153,9 +162,11 @@ def write_static_site(folder: Path) -> dict[str, Any]:
 
 def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
     """Seal the static JSON tree and site into the staged snapshot, switch ``CURRENT`` to it
-    and refresh the catalog's ``served_*`` views."""
+    and refresh the catalog's ``served_*`` views. What did not change since the current
+    snapshot's site is linked from it, not written again."""
     with publish_lock(data):
-        opened = add_files(data, staged, write_static_site)
+        previous = current_snapshot_dir(data)
+        opened = add_files(data, staged, partial(write_static_site, previous=previous))
         _switch_everywhere(data, opened)
         refresh_catalog(data)
     return opened

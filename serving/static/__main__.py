@@ -1,5 +1,6 @@
-"""``python -m serving.static SNAPSHOT_FOLDER``: write the snapshot's static JSON tree and site
-and print the report as one JSON line. The ``static_site`` Dagster asset runs this in a child
+"""``python -m serving.static SNAPSHOT_FOLDER [PREVIOUS_FOLDER]``: write the snapshot's static
+JSON tree and site, linking unchanged files from the previous snapshot's, and print the report
+as one JSON line. The ``static_site`` Dagster asset runs this in a child
 interpreter, since the pipelines never import the serving package (DESIGN §2)."""
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from warehouse.snapshot import SnapshotError
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        sys.stderr.write("usage: python -m serving.static SNAPSHOT_FOLDER\n")
+    if len(argv) not in (1, 2):
+        sys.stderr.write("usage: python -m serving.static SNAPSHOT_FOLDER [PREVIOUS_FOLDER]\n")
         return 2
     try:
-        report = write_static(Path(argv[0]))
+        report = write_static(Path(argv[0]), Path(argv[1]) if len(argv) == 2 else None)
     except (StaticSiteError, SnapshotError) as exc:
         sys.stderr.write(f"static site: {exc}\n")
         return 1

@@ -1,8 +1,10 @@
 """Write a snapshot's static half into its folder: the JSON tree, the site's pages and style
-sheet, and the Pagefind index over the pages (DESIGN §10)."""
+sheet, and the Pagefind index over the pages (DESIGN §10), reusing what did not change since
+the previous snapshot."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -10,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from serving.static.paths import SITE_DIR
+from serving.static.reuse import PreviousSite, SiteWriter
 from serving.static.site import render_site
 from serving.static.tree import write_tree
 from serving.store import LoadedSnapshot
@@ -23,7 +26,9 @@ class StaticSiteError(RuntimeError):
 @dataclass(frozen=True)
 class StaticReport:
     """What was written: HTML pages, JSON files, every file under ``site/`` and their bytes,
-    and the seconds each part took."""
+    the seconds each part took, and what the previous snapshot's site spared: the pages
+    rendered (the others were linked), the files linked from it and whether its Pagefind
+    index was linked instead of built."""
 
     pages: int
     json_files: int
@@ -31,34 +36,58 @@ class StaticReport:
     bytes: int
     seconds: float
     pagefind_seconds: float
+    rendered_pages: int
+    linked_files: int
+    pagefind_reused: bool
+    previous: str | None
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self) -> dict[str, float | int | bool | str | None]:
         return asdict(self)
 
 
-def write_static(folder: Path) -> StaticReport:
+def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
     """Write ``<folder>/site/`` for the snapshot in ``folder``; refuses a folder that has one
-    (a snapshot's files are written once)."""
+    (a snapshot's files are written once).
+
+    ``previous`` is the snapshot published before (its folder): each file whose bytes would
+    be the same is hard-linked from its site, each page whose inputs are the same is not
+    rendered again, and its Pagefind index is linked when every indexed page is unchanged
+    (``serving.static.reuse``). The result is byte for byte what a full render writes.
+    """
     started = time.perf_counter()
     site = folder / SITE_DIR
     if site.exists():
         raise StaticSiteError(f"{site} exists already; a snapshot's site is written once")
     opened = open_snapshot(folder, verify=True)
     snapshot = LoadedSnapshot.from_opened(opened)
+    reused = PreviousSite.load(previous) if previous is not None else None
     site.mkdir()
-    tree = write_tree(snapshot, site)
-    rendered = render_site(snapshot, opened, site)
+    writer = SiteWriter(site, reused)
+    tree = write_tree(snapshot, writer)
+    rendered = render_site(snapshot, opened, writer)
     indexed = time.perf_counter()
-    run_pagefind(site)
+    pagefind_key = writer.pagefind_key()
+    pagefind_reused = writer.link_pagefind(pagefind_key)
+    if not pagefind_reused:
+        run_pagefind(site)
+    writer.record(folder, pagefind_key)
     done = time.perf_counter()
-    files = [path for path in site.rglob("*") if path.is_file()]
+    sizes = [
+        os.stat(os.path.join(folder, name)).st_size
+        for folder, _, names in os.walk(site)
+        for name in names
+    ]
     return StaticReport(
         pages=rendered.pages,
         json_files=tree.files,
-        files=len(files),
-        bytes=sum(path.stat().st_size for path in files),
+        files=len(sizes),
+        bytes=sum(sizes),
         seconds=round(done - started, 2),
         pagefind_seconds=round(done - indexed, 2),
+        rendered_pages=writer.rendered,
+        linked_files=writer.linked,
+        pagefind_reused=pagefind_reused,
+        previous=reused.root.parent.name if reused is not None else None,
     )
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 import polars as pl
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
 
 from analytics.significance import RAW_P_VALUE
 from analytics.themes import AXES, THEME_LABELS, Axis
@@ -26,6 +27,7 @@ from analytics.trends import ALPHA, MIN_LABELLED, MODES, Clock
 from serving import service
 from serving.static import charts
 from serving.static.paths import encode_segment
+from serving.static.reuse import PageKeys, SiteWriter
 from serving.static.tree import entity_json_path, signal_json_path, theme_json_path
 from serving.store import LoadedSnapshot
 from warehouse.snapshot import OpenedSnapshot
@@ -318,39 +320,54 @@ def _themes_of(profile: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# The snapshot-wide values each template prints. Only the overview names the snapshot and its
+# build time; a page that prints neither (nor, for a signal page, the date) keeps its bytes from
+# one build to the next, and the next build links it instead of rendering it (``reuse``).
+# StrictUndefined makes a template that reads a value not listed here fail.
+SHARED_BY_TEMPLATE: dict[str, tuple[str, ...]] = {
+    "overview.html.j2": ("snapshot_id", "as_of", "built_at", "window"),
+    "entities.html.j2": ("as_of", "window"),
+    "entity.html.j2": ("as_of", "window"),
+    "theme.html.j2": ("as_of", "window"),
+    "signal.html.j2": (),
+    "method.html.j2": (),
+    "search.html.j2": (),
+}
+
+
 @dataclass(frozen=True)
 class Rendered:
-    pages: int
-    bytes: int
+    pages: int  # rendered or linked
 
 
-def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, root: Path) -> Rendered:
-    """Write every page and the style sheet under ``root``."""
+def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWriter) -> Rendered:
+    """Every page and the style sheet, through ``writer``: a page whose key (its template and
+    everything given to it) is the previous build's is linked, not rendered."""
     env = environment()
+    keys = PageKeys()
     shared = {
         "snapshot_id": snapshot.snapshot_id,
         "as_of": snapshot.as_of.isoformat(),
         "built_at": snapshot.built_at.isoformat(),
         "window": _window_text(Clock(snapshot.as_of)),
     }
-    count = size = 0
-    made: set[Path] = set()
+    count = 0
     for page in pages(SiteData(snapshot, opened)):
-        depth = page.path.count("/")
-        html = env.get_template(page.template).render(
-            **shared, **page.context, root="../" * depth, path=page.path
-        )
-        target = root / page.path
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
-        body = html.encode()
-        target.write_bytes(body)
+        context = {
+            **{name: shared[name] for name in SHARED_BY_TEMPLATE[page.template]},
+            **page.context,
+            "root": "../" * page.path.count("/"),
+            "path": page.path,
+        }
+        render = partial(_render, env.get_template(page.template), context)
+        writer.page(page.path, keys.key(page.template, context), render)
         count += 1
-        size += len(body)
-    css = (Path(__file__).parent / CSS_FILE).read_bytes()
-    (root / CSS_FILE).write_bytes(css)
-    return Rendered(count, size + len(css))
+    writer.put(CSS_FILE, (Path(__file__).parent / CSS_FILE).read_bytes())
+    return Rendered(count)
+
+
+def _render(template: Template, context: Mapping[str, Any]) -> bytes:
+    return template.render(**context).encode()
 
 
 def _window_text(clock: Clock) -> str:

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from analytics.themes import AXES, THEME_LABELS
 from analytics.trends import MODES
 from serving import service
 from serving.static.paths import JSON_ROOT, encode_segment
+from serving.static.reuse import SiteWriter
 from serving.store import LoadedSnapshot
 
 
@@ -76,16 +76,11 @@ class Written:
     bytes: int
 
 
-def write_tree(snapshot: LoadedSnapshot, site_root: Path) -> Written:
-    """Write every ``tree_files`` file under ``site_root``."""
+def write_tree(snapshot: LoadedSnapshot, writer: SiteWriter) -> Written:
+    """Put every ``tree_files`` file through ``writer`` (written, or linked when unchanged)."""
     files = size = 0
-    folders: set[Path] = set()
     for item in tree_files(snapshot):
-        target = site_root / item.path
-        if target.parent not in folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(target.parent)
-        target.write_bytes(item.body)
+        writer.put(item.path, item.body)
         files += 1
         size += len(item.body)
     return Written(files, size)

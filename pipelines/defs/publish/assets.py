@@ -127,7 +127,9 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         "list and signal detail), the market-pulse HTML site (overview, entity, theme, signal "
         "and method pages, charts as inline SVG) and its Pagefind search index. Sealed into "
         "the manifest, then the CURRENT pointer switches atomically and `catalog.duckdb` gets "
-        "fresh `served_*` views; a running API swaps to it within seconds."
+        "fresh `served_*` views; a running API swaps to it within seconds. A file whose bytes "
+        "did not change since the current snapshot is hard-linked from it, and a page whose "
+        "inputs did not change is not rendered again."
     ),
     owners=["team:data-engineering"],
     kinds={"html", "json"},
@@ -142,10 +144,14 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
     seconds = time.perf_counter() - started
     report = opened.manifest.metadata["static_site"]
     context.log.info(
-        "static site for %s: %d pages, %d JSON files in %.1f s; published",
+        "static site for %s: %d pages (%d rendered), %d JSON files, %d files linked from %s "
+        "in %.1f s; published",
         opened.snapshot_id,
         report["pages"],
+        report["rendered_pages"],
         report["json_files"],
+        report["linked_files"],
+        report["previous"] or "no previous site",
         seconds,
     )
     site = opened.path / "site"
@@ -158,11 +164,16 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
             "bytes": report["bytes"],
             "seconds": round(seconds, 2),
             "pagefind_seconds": report["pagefind_seconds"],
+            "rendered_pages": report["rendered_pages"],
+            "linked_files": report["linked_files"],
+            "pagefind_reused": report["pagefind_reused"],
             "preview": dg.MetadataValue.url((site / "index.html").as_uri()),
             "path": dg.MetadataValue.path(str(site)),
             "summary": dg.MetadataValue.md(
                 f"{report['pages']} pages and {report['json_files']} JSON files "
-                f"({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s. Serve them with "
+                f"({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s; {report['rendered_pages']} "
+                f"pages rendered, {report['linked_files']} of {report['files']} files unchanged "
+                "since the previous snapshot and hard-linked from it. Serve them with "
                 "`aimi serve --site` (under `/site/`) or copy them with `aimi site export DIR`."
             ),
         }
