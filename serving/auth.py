@@ -77,9 +77,7 @@ def admit(state: State, scope: Scope, principal: Principal) -> None:
         decision = limiter.check(principal.key_id, principal.tier, state.clock())
     except RateLimitError as exc:
         raise Unavailable(f"rate limiting is unavailable: {exc}", retry_after=5) from None
-    scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = [
-        (name.lower().encode(), value.encode()) for name, value in decision.headers().items()
-    ]
+    scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = decision.header_pairs()
     if not decision.admitted:
         window = "monthly" if decision.month_exceeded else "per-minute"
         quota = decision.quota.per_month if decision.month_exceeded else decision.quota.per_minute

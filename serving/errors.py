@@ -7,9 +7,10 @@ unhandled exception becomes a 500 ``internal_error`` without leaking its traceba
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
-import uuid
+import secrets
 from collections.abc import Mapping
 
 import orjson
@@ -190,7 +191,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_request_id(scope) or uuid.uuid4().hex
+        request_id = _incoming_request_id(scope) or new_request_id()
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         header = (REQUEST_ID_HEADER.lower().encode(), request_id.encode())
@@ -224,6 +225,17 @@ class RequestIdMiddleware:
                 f"internal error; quote request id {request_id} when reporting it",
             )
             await response(scope, receive, send_with_id)
+
+
+# A request id is this process's random 64-bit prefix and a counter: 32 hex characters like a
+# UUID's, unique across processes and restarts, without uuid4's system call and object per
+# request (4 µs, a tenth of the fast path's own work). ``next`` on a count is atomic.
+_ID_PREFIX = secrets.token_hex(8)
+_ID_COUNTER = itertools.count(secrets.randbits(40))
+
+
+def new_request_id() -> str:
+    return f"{_ID_PREFIX}{next(_ID_COUNTER) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
 
 
 def _incoming_request_id(scope: Scope) -> str | None:

@@ -7,7 +7,7 @@ answers:
 
 - ``embedded`` (the default): counters in a memory-mapped file under the data directory, one
   slot per key, read and written under an exclusive ``flock``. Several uvicorn workers on one
-  machine share it exactly, and it survives a restart. About 5 µs per request; SQLite measured
+  machine share it exactly, and it survives a restart. About 7 µs per request (a busy 2-core machine, 2026-11-27); SQLite measured
   55 µs here, a fifth of a whole request.
 - ``redis://…``: one Lua script per request (check both windows, then count both), so several
   machines share exact counts; keys expire after their window.
@@ -16,7 +16,6 @@ answers:
 from __future__ import annotations
 
 import calendar
-import contextlib
 import math
 import mmap
 import os
@@ -26,6 +25,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -49,12 +49,18 @@ class Windows:
     @classmethod
     def at(cls, now: float) -> Windows:
         second = int(now)
-        minute_start = second - second % 60
-        day = datetime.fromtimestamp(second, UTC)
-        month_start = calendar.timegm((day.year, day.month, 1, 0, 0, 0))
-        next_year, next_month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
-        month_reset = calendar.timegm((next_year, next_month, 1, 0, 0, 0))
-        return cls(minute_start, minute_start + 60, month_start, month_reset)
+        return _windows_of_minute(second - second % 60)
+
+
+@lru_cache(maxsize=4)
+def _windows_of_minute(minute_start: int) -> Windows:
+    """The windows of the minute starting at ``minute_start``: the same for every request of
+    that minute, so computed once (the calendar arithmetic was a third of the limiter's cost)."""
+    day = datetime.fromtimestamp(minute_start, UTC)
+    month_start = calendar.timegm((day.year, day.month, 1, 0, 0, 0))
+    next_year, next_month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+    month_reset = calendar.timegm((next_year, next_month, 1, 0, 0, 0))
+    return Windows(minute_start, minute_start + 60, month_start, month_reset)
 
 
 @dataclass(frozen=True)
@@ -91,15 +97,35 @@ class Decision:
         return self.windows.minute_reset
 
     def headers(self) -> dict[str, str]:
+        return dict(zip(HEADER_NAMES, self._values(), strict=True))
+
+    def header_pairs(self) -> list[tuple[bytes, bytes]]:
+        """``headers`` as an ASGI response's raw header pairs (lower-case names)."""
+        return [
+            (name, value.encode()) for name, value in zip(_RAW_NAMES, self._values(), strict=True)
+        ]
+
+    def _values(self) -> tuple[str, ...]:
         w, q = self.windows, self.quota
-        return {
-            "X-RateLimit-Limit-Minute": str(q.per_minute),
-            "X-RateLimit-Remaining-Minute": str(max(0, q.per_minute - self.minute_count)),
-            "X-RateLimit-Reset-Minute": str(w.minute_reset),
-            "X-RateLimit-Limit-Monthly": str(q.per_month),
-            "X-RateLimit-Remaining-Monthly": str(max(0, q.per_month - self.month_count)),
-            "X-RateLimit-Reset-Monthly": str(w.month_reset),
-        }
+        return (
+            str(q.per_minute),
+            str(max(0, q.per_minute - self.minute_count)),
+            str(w.minute_reset),
+            str(q.per_month),
+            str(max(0, q.per_month - self.month_count)),
+            str(w.month_reset),
+        )
+
+
+HEADER_NAMES = (
+    "X-RateLimit-Limit-Minute",
+    "X-RateLimit-Remaining-Minute",
+    "X-RateLimit-Reset-Minute",
+    "X-RateLimit-Limit-Monthly",
+    "X-RateLimit-Remaining-Monthly",
+    "X-RateLimit-Reset-Monthly",
+)
+_RAW_NAMES = tuple(name.lower().encode() for name in HEADER_NAMES)
 
 
 class CounterStore(Protocol):
@@ -157,6 +183,7 @@ class FileCounters:
         size = len(_MAGIC) + slots * _SLOT.size
         self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         self._thread_lock = threading.Lock()
+        self._flock = _Flock(self._fd, self._thread_lock)
         try:
             with self._locked_fd():
                 current = os.fstat(self._fd).st_size
@@ -176,7 +203,7 @@ class FileCounters:
         self._slot_of: dict[bytes, int] = {}
 
     def _locked_fd(self) -> _Flock:
-        return _Flock(self._fd, self._thread_lock)
+        return self._flock
 
     def _offset(self, slot: int) -> int:
         return len(_MAGIC) + slot * _SLOT.size
@@ -227,23 +254,26 @@ class FileCounters:
 
 class _Flock:
     """The thread lock, then ``flock``: processes are ordered by the file lock, this process's
-    threads by the thread lock (``flock`` alone does not order them: they share the file)."""
+    threads by the thread lock (``flock`` alone does not order them: they share the file).
+    One instance per file, entered once per request."""
 
     def __init__(self, fd: int, thread_lock: threading.Lock) -> None:
-        self.fd = fd
         self.thread_lock = thread_lock
-        self.held: contextlib.ExitStack | None = None
+        self.file_lock = exclusive(fd)
 
     def __enter__(self) -> None:
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(self.thread_lock)
-            stack.enter_context(exclusive(self.fd))
-            self.held = stack.pop_all()
+        self.thread_lock.acquire()
+        try:
+            self.file_lock.__enter__()
+        except BaseException:
+            self.thread_lock.release()
+            raise
 
     def __exit__(self, *exc: object) -> None:
-        held, self.held = self.held, None
-        if held is not None:
-            held.close()
+        try:
+            self.file_lock.__exit__(None, None, None)
+        finally:
+            self.thread_lock.release()
 
 
 # -- Redis ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -70,7 +71,9 @@ class LoadedSnapshot:
     """A verified snapshot held in memory, laid out for O(log n) + O(page) keyset paging.
 
     Rows are in served order, ``(published_at, signal_id)`` descending. ``neg_published_us``
-    holds ``-published_at`` so that it ascends and ``np.searchsorted`` applies directly.
+    holds ``-published_at`` so that it ascends and ``np.searchsorted`` applies directly;
+    ``neg_published`` is the same as a list, for ``bisect`` in the per-request paging (a
+    tenth of ``np.searchsorted``'s cost on one value).
     """
 
     snapshot_id: str
@@ -78,6 +81,7 @@ class LoadedSnapshot:
     built_at: datetime
     path: Path
     neg_published_us: Int64Array
+    neg_published: list[int]
     signal_ids: list[str]
     cards: list[bytes]
     details: dict[str, bytes]
@@ -131,6 +135,7 @@ class LoadedSnapshot:
             built_at=opened.manifest.built_at,
             path=opened.path,
             neg_published_us=-published_us,
+            neg_published=(-published_us).tolist(),
             signal_ids=signal_ids,
             cards=frame["card_json"].to_list(),
             details=dict(zip(signal_ids, frame["detail_json"].to_list(), strict=True)),
@@ -166,8 +171,8 @@ class LoadedSnapshot:
     def _first_row_after(self, key: PublishedKey) -> int:
         """The first row strictly after ``key`` in served order."""
         neg = -key.published_us
-        lo = int(np.searchsorted(self.neg_published_us, neg, side="left"))
-        hi = int(np.searchsorted(self.neg_published_us, neg, side="right"))
+        lo = bisect_left(self.neg_published, neg)
+        hi = bisect_right(self.neg_published, neg)
         # Rows lo..hi share the timestamp and their ids descend: find the first id < key's.
         while lo < hi:
             mid = (lo + hi) // 2
@@ -206,15 +211,15 @@ class LoadedSnapshot:
             # Newer rows come first: skip those at or after the exclusive upper bound.
             start = max(
                 start,
-                int(np.searchsorted(self.neg_published_us, -query.published_before_us, "right")),
+                bisect_right(self.neg_published, -query.published_before_us),
             )
         if query.published_from_us is not None:
-            end = int(np.searchsorted(self.neg_published_us, -query.published_from_us, "right"))
+            end = bisect_right(self.neg_published, -query.published_from_us)
         allowed = self.candidates(query)
         rows: Int64Array | range
         if allowed is not None:
-            first = int(np.searchsorted(allowed, start, side="left"))
-            stop = int(np.searchsorted(allowed, end, side="left"))
+            first = int(allowed.searchsorted(start, side="left"))
+            stop = int(allowed.searchsorted(end, side="left"))
             rows = allowed[first:stop]
         else:
             rows = range(start, max(start, end))
