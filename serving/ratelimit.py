@@ -7,8 +7,8 @@ answers:
 
 - ``embedded`` (the default): counters in a memory-mapped file under the data directory, one
   slot per key, read and written under an exclusive ``flock``. Several uvicorn workers on one
-  machine share it exactly, and it survives a restart. About 7 µs per request (a busy 2-core machine, 2026-11-27); SQLite measured
-  55 µs here, a fifth of a whole request.
+  machine share it exactly, and it survives a restart. About 7 µs per request (measured on a
+  busy 2-core machine, 2026-11-27); SQLite measured 55 µs here, a fifth of a whole request.
 - ``redis://…``: one Lua script per request (check both windows, then count both), so several
   machines share exact counts; keys expire after their window.
 """
