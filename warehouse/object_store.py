@@ -5,9 +5,14 @@ against its manifest and moves its local ``CURRENT``, which its servers already 
 
 The store holds, under the prefix::
 
-    snapshots/<id>/<file>          every table and file the manifest lists
-    snapshots/<id>/manifest.json   written after them: a snapshot is whole once this is there
-    CURRENT                        the published id, written last
+    snapshots/<id>/<file>            every table and file of 1 MiB or more the manifest lists
+    snapshots/<id>/small-files.tar   the smaller ones, packed (a snapshot's static site is
+                                     thousands of pages: one request each would make a pull
+                                     take minutes instead of seconds)
+    snapshots/<id>/small-files.json  where each file lies in the pack, so that a pull needing
+                                     a few of them reads those byte ranges alone
+    snapshots/<id>/manifest.json     written after them: a snapshot is whole once this is there
+    CURRENT                          the published id, written last
 
 so a reader that follows ``CURRENT`` never sees half a snapshot. The client is boto3, with its
 own configuration: credentials and region from ``AWS_*`` variables or ``~/.aws``, another
@@ -20,6 +25,7 @@ import json
 import logging
 import os
 import shutil
+import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
@@ -38,6 +44,7 @@ from warehouse.snapshot import (
     OpenedSnapshot,
     SnapshotError,
     current_snapshot_id,
+    open_current,
     open_snapshot,
     switch_current,
 )
@@ -51,6 +58,11 @@ SNAPSHOTS = "snapshots"
 # round trip, not the bandwidth, is what costs
 TRANSFER_THREADS = 16
 PULLING_PREFIX = ".pulling-"
+PACK = "small-files.tar"
+PACK_BELOW = 1 << 20  # files smaller than this travel in the pack
+PACK_INDEX = "small-files.json"  # where each packed file lies in the pack: [offset, size]
+# a pull that needs at most this many packed files reads them by byte range; more, the pack
+RANGED_AT_MOST = 512
 
 
 class ObjectStoreError(RuntimeError):
@@ -80,9 +92,10 @@ class Transfer:
     """What one push or pull moved."""
 
     snapshot_id: str
-    files: int
+    files: int  # sent or taken from the store
     bytes: int
     seconds: float
+    linked: int = 0  # pulled files hard-linked from the snapshot served before
 
 
 @contextmanager
@@ -152,6 +165,8 @@ class ObjectStore:
         if self.manifest_bytes(sid) == local_manifest:
             return Transfer(sid, 0, 0, time.perf_counter() - started)
         names = _listed_files(opened.manifest)
+        small = [name for name in names if (opened.path / name).stat().st_size < PACK_BELOW]
+        packed = set(small)
 
         def put(name: str) -> int:
             path = opened.path / name
@@ -160,9 +175,25 @@ class ObjectStore:
 
         with (
             _store_errors(self.url, f"upload snapshot {sid}"),
+            tempfile.TemporaryDirectory(prefix=".pack-", dir=opened.path.parent) as scratch,
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
-            sizes = list(pool.map(put, names))
+            pack = Path(scratch) / PACK
+            with tarfile.open(pack, "w") as tar:
+                for name in small:
+                    tar.add(opened.path / name, arcname=name, recursive=False)
+            with tarfile.open(pack, "r") as tar:  # where the data lies is known once read
+                index = {m.name: [m.offset_data, m.size] for m in tar.getmembers()}
+            uploads = [pool.submit(put, name) for name in names if name not in packed]
+            self.client.upload_file(str(pack), self.url.bucket, self.url.key(SNAPSHOTS, sid, PACK))
+            index_bytes = json.dumps(index).encode()
+            self.client.put_object(
+                Bucket=self.url.bucket,
+                Key=self.url.key(SNAPSHOTS, sid, PACK_INDEX),
+                Body=index_bytes,
+            )
+            sizes = [future.result() for future in uploads]
+            sizes += [pack.stat().st_size, len(index_bytes)]
             self.client.put_object(
                 Bucket=self.url.bucket,
                 Key=self.url.key(SNAPSHOTS, sid, MANIFEST),
@@ -170,7 +201,7 @@ class ObjectStore:
                 ContentType="application/json",
             )
         total = sum(sizes) + len(local_manifest)
-        return Transfer(sid, len(names) + 1, total, time.perf_counter() - started)
+        return Transfer(sid, len(sizes) + 1, total, time.perf_counter() - started)
 
     def set_current(self, snapshot_id: str) -> None:
         """Point the store's ``CURRENT`` at an uploaded snapshot (refused for one whose
@@ -188,9 +219,12 @@ class ObjectStore:
             )
         log.info("%s: CURRENT -> %s", self.url, snapshot_id)
 
-    def download(self, snapshot_id: str, folder: Path) -> Manifest:
-        """Download ``snapshot_id`` into the empty ``folder``: every listed file, then the
-        manifest. Nothing is verified here (``open_snapshot`` does that)."""
+    def download(
+        self, snapshot_id: str, folder: Path, *, reuse: OpenedSnapshot | None = None
+    ) -> Fetched:
+        """Bring ``snapshot_id`` into the empty ``folder``: files identical (size and SHA-256)
+        to one of ``reuse`` (the snapshot served now) are hard-linked from it, the others
+        downloaded; then the manifest. Nothing is verified here (``open_snapshot`` does that)."""
         raw = self.manifest_bytes(snapshot_id)
         if raw is None:
             raise ObjectStoreError(f"{self.url} holds no manifest for snapshot {snapshot_id}")
@@ -205,10 +239,13 @@ class ObjectStore:
                 f"{self.url}: the manifest under {snapshot_id} is snapshot {manifest.snapshot_id}"
             )
         names = _listed_files(manifest)
+        for parent in sorted({str(PurePosixPath(name).parent) for name in names}):
+            (folder / parent).mkdir(parents=True, exist_ok=True)
+        linked = _link_unchanged(manifest, reuse, folder) if reuse is not None else set()
+        needed = [name for name in names if name not in linked]
+        sizes = _sizes(manifest)
 
-        def get(name: str) -> None:
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
+        def get(name: str, target: Path) -> None:
             self.client.download_file(
                 self.url.bucket, self.url.key(SNAPSHOTS, snapshot_id, name), str(target)
             )
@@ -217,9 +254,147 @@ class ObjectStore:
             _store_errors(self.url, f"download snapshot {snapshot_id}"),
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
-            list(pool.map(get, names))
+            unpacked: set[str] = set()
+            small = [name for name in needed if sizes[name] < PACK_BELOW]
+            if len(small) > RANGED_AT_MOST:
+                pack = folder / f".{PACK}"
+                get(PACK, pack)
+                unpacked = _unpack(pack, folder, set(names), set(needed), snapshot_id, pool)
+                pack.unlink()
+            elif small:
+                unpacked = _ranges_of(self, snapshot_id, folder, small, set(names), pool)
+            rest = [name for name in needed if name not in unpacked]
+            list(pool.map(lambda name: get(name, folder / name), rest))
         (folder / MANIFEST).write_bytes(raw)
-        return manifest
+        return Fetched(
+            manifest,
+            linked=len(linked),
+            fetched=len(needed),
+            bytes=sum(sizes[name] for name in needed) + len(raw),
+        )
+
+
+def _ranges_of(
+    store: ObjectStore,
+    snapshot_id: str,
+    folder: Path,
+    wanted: list[str],
+    listed: set[str],
+    pool: ThreadPoolExecutor,
+) -> set[str]:
+    """Write ``wanted`` members of the pack into ``folder``, each read by its byte range
+    (the pack's index gives where): a build that changed a few pages pulls those pages, not
+    the whole pack. The names written."""
+    raw = store._get(store.url.key(SNAPSHOTS, snapshot_id, PACK_INDEX))
+    index: dict[str, list[int]] = json.loads(raw) if raw is not None else {}
+    unlisted = sorted(set(index) - listed)
+    if unlisted:
+        raise SnapshotError(
+            f"snapshot {snapshot_id}: its pack holds {unlisted[0]!r}, which its manifest does "
+            "not list as a file"
+        )
+    key = store.url.key(SNAPSHOTS, snapshot_id, PACK)
+
+    def get(name: str) -> None:
+        offset, size = index[name]
+        body = store.client.get_object(
+            Bucket=store.url.bucket, Key=key, Range=f"bytes={offset}-{offset + size - 1}"
+        )["Body"].read()
+        (folder / name).write_bytes(body)
+
+    found = [name for name in wanted if name in index]
+    list(pool.map(get, found))
+    return set(found)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    manifest: Manifest
+    linked: int  # files hard-linked from the snapshot served before
+    fetched: int  # files taken from the store
+    bytes: int  # their size, with the manifest's
+
+
+def _sizes(manifest: Manifest) -> dict[str, int]:
+    return {
+        **{entry.file: entry.bytes for entry in manifest.tables.values()},
+        **{name: entry.bytes for name, entry in manifest.files.items()},
+    }
+
+
+def _link_unchanged(manifest: Manifest, reuse: OpenedSnapshot, folder: Path) -> set[str]:
+    """Hard-link into ``folder`` every file of ``manifest`` whose size and SHA-256 match a
+    file of ``reuse`` (snapshots never change once sealed, and the pull verifies the result
+    as a whole); the names linked. A build changes a few tables and pages, not the thousands
+    of unchanged ones a pull would otherwise download and write again."""
+
+    def identities(m: Manifest) -> dict[str, tuple[int, str]]:
+        return {
+            **{e.file: (e.bytes, e.sha256) for e in m.tables.values()},
+            **{name: (e.bytes, e.sha256) for name, e in m.files.items()},
+        }
+
+    have = {identity: name for name, identity in identities(reuse.manifest).items()}
+    linked: set[str] = set()
+    for name, identity in identities(manifest).items():
+        source = have.get(identity)
+        if source is None:
+            continue
+        try:
+            os.link(reuse.path / source, folder / name)
+        except OSError:  # another file system, or no links there: download it instead
+            continue
+        linked.add(name)
+    return linked
+
+
+# bytes of the pack held in memory at once while its members are written out
+_UNPACK_BATCH = 64 << 20
+
+
+def _unpack(
+    pack: Path,
+    folder: Path,
+    listed: set[str],
+    wanted: set[str],
+    snapshot_id: str,
+    pool: ThreadPoolExecutor,
+) -> set[str]:
+    """Write the pack's ``wanted`` members into ``folder`` (several at once: creating
+    thousands of small files is what a pull spends its time on); the names written. A
+    member the manifest does not list as a file refuses the snapshot (the listed names are
+    checked relative paths already)."""
+    written: set[str] = set()
+    batch: list[tuple[str, bytes]] = []
+    held = 0
+
+    def write(item: tuple[str, bytes]) -> None:
+        (folder / item[0]).write_bytes(item[1])
+
+    def flush() -> None:
+        nonlocal held
+        list(pool.map(write, batch))
+        batch.clear()
+        held = 0
+
+    with tarfile.open(pack, "r") as tar:
+        for member in tar:
+            if member.name not in listed or not member.isfile():
+                raise SnapshotError(
+                    f"snapshot {snapshot_id}: its pack holds {member.name!r}, which its "
+                    "manifest does not list as a file"
+                )
+            if member.name not in wanted:
+                continue
+            source = tar.extractfile(member)
+            assert source is not None  # a regular file
+            batch.append((member.name, source.read()))
+            written.add(member.name)
+            held += member.size
+            if held >= _UNPACK_BATCH:
+                flush()
+        flush()
+    return written
 
 
 def _listed_files(manifest: Manifest) -> list[str]:
@@ -295,19 +470,26 @@ def _download(
     data.snapshots.mkdir(parents=True, exist_ok=True)
     for stale in data.snapshots.glob(PULLING_PREFIX + "*"):  # a pull that died (we hold the lock)
         shutil.rmtree(stale, ignore_errors=True)
+    try:
+        reuse = open_current(data, verify=False)  # verified when it was pulled
+    except SnapshotError:
+        reuse = None
     staging = Path(tempfile.mkdtemp(prefix=PULLING_PREFIX, dir=data.snapshots))
     try:
-        manifest = store.download(snapshot_id, staging)
+        fetched = store.download(snapshot_id, staging, reuse=reuse)
+        manifest = fetched.manifest
         open_snapshot(staging)  # sizes, checksums and row counts, before anything points at it
         final = data.snapshots / snapshot_id
         os.rename(staging, final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    size = sum(f.stat().st_size for f in final.rglob("*") if f.is_file())
-    files = len(_listed_files(manifest)) + 1
     return OpenedSnapshot(final, manifest), Transfer(
-        snapshot_id, files, size, time.perf_counter() - started
+        snapshot_id,
+        fetched.fetched + 1,
+        fetched.bytes,
+        time.perf_counter() - started,
+        linked=fetched.linked,
     )
 
 
@@ -345,11 +527,13 @@ class SnapshotPuller:
         if pulled.transfer is not None:
             t = pulled.transfer
             log.info(
-                "pulled snapshot %s from %s: %d files, %.1f MB in %.1f s",
+                "pulled snapshot %s from %s: %d files, %.1f MB in %.1f s (%d unchanged files "
+                "linked from the snapshot before)",
                 t.snapshot_id,
                 self.store.url,
                 t.files,
                 t.bytes / 1e6,
                 t.seconds,
+                t.linked,
             )
         return pulled

@@ -5,6 +5,8 @@ and leaves the old one in place; two pullers of one data dir download once."""
 
 from __future__ import annotations
 
+import json
+import tarfile
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -15,6 +17,7 @@ import polars as pl
 import pytest
 
 from tests.s3_server import S3Server, moto_server
+from warehouse import object_store
 from warehouse.object_store import (
     ObjectStore,
     ObjectStoreError,
@@ -51,19 +54,20 @@ def store(s3: S3Server) -> ObjectStore:
     return ObjectStore(f"s3://{s3.bucket}/test-{next(_prefixes)}", client=s3.client())
 
 
-def _publish(root: Path, rows: int, *, built_at: datetime | None = None) -> OpenedSnapshot:
-    """A small snapshot with a table and two index files, one in a subfolder."""
+def _publish(root: Path, rows: int, *, big: bool = False) -> OpenedSnapshot:
+    """A small snapshot with a table and two small files, one in a subfolder (all of them
+    travel in the pack); with ``big``, also a file of 1.5 MiB (uploaded on its own)."""
 
     def write_files(folder: Path) -> dict[str, Any]:
         (folder / "index").mkdir()
         (folder / "index" / "vectors.bin").write_bytes(bytes(range(256)) * rows)
+        if big:
+            (folder / "index" / "big.bin").write_bytes(bytes(range(256)) * 6 * 1024 + bytes([rows]))
         (folder / "site.json").write_text(f'{{"rows": {rows}}}\n')
         return {"extra": rows}
 
     frame = pl.DataFrame({"id": list(range(rows)), "text": [f"row {i}" for i in range(rows)]})
-    return publish_snapshot(
-        DataDir(root), {"signals": frame}, as_of=AS_OF, built_at=built_at, write_files=write_files
-    )
+    return publish_snapshot(DataDir(root), {"signals": frame}, as_of=AS_OF, write_files=write_files)
 
 
 def _keys(s3: S3Server, store: ObjectStore) -> set[str]:
@@ -88,19 +92,19 @@ def test_store_urls() -> None:
 def test_push_then_pull_gives_the_same_verified_snapshot(
     tmp_path: Path, s3: S3Server, store: ObjectStore
 ) -> None:
-    opened = _publish(tmp_path / "builder", 50)
+    opened = _publish(tmp_path / "builder", 50, big=True)
     assert store.current_id() is None
     replica = DataDir(tmp_path / "replica")
     assert pull_current(replica, store).action == "none"
 
     sent = push_snapshot(store, opened)
     sid = opened.snapshot_id
-    assert sent.files == 4 and sent.bytes > 50 * 256
+    assert sent.files == 4 and sent.bytes > 1.5 * 2**20 + 50 * 256  # big, pack+index, manifest
     assert _keys(s3, store) == {
         "CURRENT",
-        f"snapshots/{sid}/signals.parquet",
-        f"snapshots/{sid}/index/vectors.bin",
-        f"snapshots/{sid}/site.json",
+        f"snapshots/{sid}/index/big.bin",
+        f"snapshots/{sid}/small-files.tar",
+        f"snapshots/{sid}/small-files.json",
         f"snapshots/{sid}/manifest.json",
     }
     assert store.current_id() == sid
@@ -109,10 +113,18 @@ def test_push_then_pull_gives_the_same_verified_snapshot(
 
     pulled = pull_current(replica, store)
     assert (pulled.action, pulled.snapshot_id) == ("downloaded", sid)
-    assert pulled.transfer is not None and pulled.transfer.files == 4
+    assert pulled.transfer is not None and pulled.transfer.files == 5
     assert current_snapshot_id(replica) == sid
     local = open_snapshot(replica.snapshots / sid, thorough=True)  # SHA-256 too
-    for name in ("signals.parquet", "index/vectors.bin", "site.json", "manifest.json"):
+    assert sorted(str(p.relative_to(local.path)) for p in local.path.rglob("*")) == [
+        "index",
+        "index/big.bin",
+        "index/vectors.bin",
+        "manifest.json",
+        "signals.parquet",
+        "site.json",
+    ]
+    for name in ("signals.parquet", "index/vectors.bin", "index/big.bin", "site.json"):
         assert (local.path / name).read_bytes() == (opened.path / name).read_bytes()
     assert not list(replica.snapshots.glob(".pulling-*"))
     assert pull_current(replica, store).action == "current"
@@ -147,15 +159,15 @@ def test_a_snapshot_that_fails_verification_is_refused_and_the_old_one_stays(
     first = puller.pull()
     assert first is not None and first.action == "downloaded"
 
-    bad = _publish(tmp_path / "builder", 30)
+    bad = _publish(tmp_path / "builder", 30, big=True)
     push_snapshot(store, bad)
     # damage one file in the store after its manifest was sealed: same size, other bytes
-    key = store.url.key("snapshots", bad.snapshot_id, "index", "vectors.bin")
-    damaged = bytearray((bad.path / "index" / "vectors.bin").read_bytes())
+    key = store.url.key("snapshots", bad.snapshot_id, "index", "big.bin")
+    damaged = bytearray((bad.path / "index" / "big.bin").read_bytes())
     damaged[100] ^= 0xFF
     s3.client().put_object(Bucket=s3.bucket, Key=key, Body=bytes(damaged))
 
-    with pytest.raises(SnapshotError, match=r"vectors\.bin does not match"):
+    with pytest.raises(SnapshotError, match=r"big\.bin does not match"):
         pull_current(replica, store)
     assert current_snapshot_id(replica) == good.snapshot_id
     assert not (replica.snapshots / bad.snapshot_id).exists()
@@ -165,9 +177,9 @@ def test_a_snapshot_that_fails_verification_is_refused_and_the_old_one_stays(
     downloads: list[str] = []
     original = store.download
 
-    def counted(snapshot_id: str, folder: Path) -> Any:
+    def counted(snapshot_id: str, folder: Path, **kwargs: Any) -> Any:
         downloads.append(snapshot_id)
-        return original(snapshot_id, folder)
+        return original(snapshot_id, folder, **kwargs)
 
     store.download = counted  # type: ignore[method-assign]
     assert puller.pull() is None
@@ -203,7 +215,6 @@ def test_the_pointer_never_names_a_snapshot_the_store_does_not_hold(
     with pytest.raises(ObjectStoreError, match="no manifest"):
         store.set_current("20260501-missing")
     assert store.current_id() is None
-    opened = _publish(tmp_path / "builder", 5)
     calls: list[tuple[str, str]] = []
     real = store.client
 
@@ -222,10 +233,43 @@ def test_the_pointer_never_names_a_snapshot_the_store_does_not_hold(
             return getattr(real, name)
 
     store.client = Recording()
-    push_snapshot(store, opened)
+    push_snapshot(store, _publish(tmp_path / "builder", 6, big=True))
     written = [key.rsplit("/", 1)[-1] for _, key in calls]
     assert written[-2:] == ["manifest.json", "CURRENT"]
-    assert sorted(written[:-2]) == ["signals.parquet", "site.json", "vectors.bin"]
+    assert sorted(written[:-2]) == ["big.bin", "small-files.json", "small-files.tar"]
+
+
+@pytest.mark.parametrize("whole_pack", [True, False], ids=["whole-pack", "byte-ranges"])
+def test_a_pack_holding_a_file_the_manifest_does_not_list_is_refused(
+    tmp_path: Path,
+    s3: S3Server,
+    store: ObjectStore,
+    whole_pack: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if whole_pack:  # a pull that needs more packed files than this takes the whole pack
+        monkeypatch.setattr(object_store, "RANGED_AT_MOST", 0)
+    opened = _publish(tmp_path / "builder", 5)
+    push_snapshot(store, opened)
+    extra = tmp_path / "run.sh"
+    extra.write_text("echo unexpected\n")
+    pack = tmp_path / "pack.tar"
+    with tarfile.open(pack, "w") as tar:
+        tar.add(opened.path / "site.json", arcname="site.json")
+        tar.add(extra, arcname="run.sh")
+    with tarfile.open(pack) as tar:
+        index = {m.name: [m.offset_data, m.size] for m in tar.getmembers()}
+    prefix = store.url.key("snapshots", opened.snapshot_id)
+    s3.client().upload_file(str(pack), s3.bucket, f"{prefix}/small-files.tar")
+    s3.client().put_object(
+        Bucket=s3.bucket, Key=f"{prefix}/small-files.json", Body=json.dumps(index).encode()
+    )
+    replica = DataDir(tmp_path / "replica")
+    with pytest.raises(SnapshotError, match="'run.sh', which its manifest does not list"):
+        pull_current(replica, store)
+    assert current_snapshot_id(replica) is None
+    assert not list(replica.snapshots.iterdir())
+    assert not (replica.root / "run.sh").exists()
 
 
 def test_an_unreachable_store_is_an_object_store_error(tmp_path: Path) -> None:
@@ -270,3 +314,28 @@ def test_workers_of_one_replica_download_once(tmp_path: Path, s3: S3Server) -> N
         thread.join(timeout=60)
     assert sorted(results) == ["current", "current", "downloaded"]
     assert current_snapshot_id(replica) == opened.snapshot_id
+
+
+def test_unchanged_files_are_linked_from_the_snapshot_served_before(
+    tmp_path: Path, store: ObjectStore
+) -> None:
+    replica = DataDir(tmp_path / "replica")
+    first = _publish(tmp_path / "builder", 40, big=True)
+    push_snapshot(store, first)
+    assert pull_current(replica, store).action == "downloaded"
+    # the same content under a new id (a build in which nothing changed): nothing to fetch
+    second = _publish(tmp_path / "builder", 40, big=True)
+    assert second.snapshot_id != first.snapshot_id
+    push_snapshot(store, second)
+    pulled = pull_current(replica, store)
+    assert pulled.transfer is not None
+    assert (pulled.transfer.linked, pulled.transfer.files) == (4, 1)  # the manifest alone
+    big = replica.snapshots / second.snapshot_id / "index" / "big.bin"
+    assert big.stat().st_nlink == 2
+    # one small file changed: only it comes from the store (through the pack)
+    third = _publish(tmp_path / "builder", 41, big=True)
+    push_snapshot(store, third)
+    pulled = pull_current(replica, store)
+    assert pulled.transfer is not None and pulled.transfer.linked < 4
+    opened = open_snapshot(replica.snapshots / third.snapshot_id, thorough=True)
+    assert opened.manifest == third.manifest
