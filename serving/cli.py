@@ -20,8 +20,9 @@ from serving.cli_entities import entities_app
 from serving.cli_site import site_app
 from serving.cli_snapshots import snapshots_app
 from serving.cli_status import status
+from warehouse.onnx_encoder import Precision
 from warehouse.paths import DataDir
-from warehouse.settings import DecomposerChoice
+from warehouse.settings import DecomposerChoice, parse_as_of
 
 app = typer.Typer(
     help="aimi: verified market intelligence about the AI economy.",
@@ -49,6 +50,16 @@ app.add_typer(entities_app, name="entities")
 app.add_typer(site_app, name="site")
 app.command()(status)
 app.add_typer(snapshots_app, name="snapshots")
+
+
+def markdown_help(typer_app: typer.Typer) -> None:
+    """Render ``typer_app``'s help texts and its subcommands' as Markdown, so a paragraph wraps
+    to the terminal whatever its line breaks in the source (Typer's default markup keeps them
+    in every paragraph but a command's first, and in the list of commands)."""
+    typer_app.rich_markup_mode = "markdown"
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            markdown_help(group.typer_instance)
 
 
 @app.command()
@@ -128,7 +139,14 @@ def build(
 ) -> None:
     """Materialize every Dagster asset in-process and publish a snapshot."""
     if sum((demo, as_of is not None, wall_clock)) > 1:
-        raise typer.BadParameter("give one of --as-of, --demo and --wall-clock")
+        raise typer.BadParameter(
+            "--as-of, --demo and --wall-clock each set the clock: give only one of them"
+        )
+    if as_of is not None:
+        try:
+            parse_as_of(as_of)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--as-of") from None
     from warehouse.settings import llm_not_configured, load_settings
 
     settings = load_settings()
@@ -164,7 +182,11 @@ def build(
 def demo_data(
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder to write to (default: <data dir>/inbox/demo)."),
+        typer.Option(
+            "--out",
+            help="Folder to write to (default: inbox/demo in the data dir).",
+            show_default=False,
+        ),
     ] = None,
     if_absent: Annotated[
         bool,
@@ -181,7 +203,15 @@ def demo_data(
     if if_absent and (data.table_path("sources").exists() or (target / GROUND_TRUTH_FILE).exists()):
         echo(f"demo data: {data.root} already has data; nothing written")
         return
-    counts = write_demo_corpus(generate_demo_corpus(), target)
+    try:
+        counts = write_demo_corpus(generate_demo_corpus(), target)
+    except OSError as exc:
+        echo(
+            f"demo data: cannot write to {target} ({exc.strerror}); give --out a folder you "
+            "can write",
+            err=True,
+        )
+        raise typer.Exit(1) from None
     echo(
         f"demo data: {counts['records']} records and {counts['markdown']} Markdown documents "
         f"in {target} (ground truth: {target / GROUND_TRUTH_FILE})"
@@ -210,14 +240,13 @@ WORKER_HEALTHCHECK_SECONDS = 60
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to bind.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
     access_log: Annotated[
         bool,
         typer.Option(
             help="Log one line per request (uvicorn's access log). It halves the requests/s "
-            "of a pre-rendered resource (docs/benchmarks.md); turn it off behind a proxy that "
-            "logs.",
+            "of a pre-rendered resource: turn it off behind a proxy that logs.",
         ),
     ] = True,
     dev: Annotated[
@@ -312,11 +341,11 @@ def encoder_export(
         ),
     ] = None,
     precision: Annotated[
-        str | None,
+        Precision | None,
         typer.Option(
             "--precision",
-            help="int8 or fp32 (default: the one AIMI_QUERY_ENCODER serves; int8 when it is "
-            "torch).",
+            help="Weights of the exported file (default: the one AIMI_QUERY_ENCODER serves; "
+            "int8 when it is torch).",
             show_default=False,
         ),
     ] = None,
@@ -329,15 +358,11 @@ def encoder_export(
     starts (a few seconds of CPU), and searches with the torch encoder if it cannot. Exit
     status 1 when the export fails, 2 for an unknown precision.
     """
-    from warehouse.onnx_encoder import PRECISIONS, export_onnx, onnx_model_path
+    from warehouse.onnx_encoder import export_onnx, onnx_model_path
     from warehouse.settings import load_settings
 
     settings = load_settings()
-    chosen = precision or ("fp32" if settings.query_encoder == "onnx" else "int8")
-    if chosen not in PRECISIONS:
-        raise typer.BadParameter(
-            f"{chosen!r} is not one of {', '.join(PRECISIONS)}", param_hint="--precision"
-        )
+    chosen: Precision = precision or ("fp32" if settings.query_encoder == "onnx" else "int8")
     dest = onnx_model_path(cache_dir or settings.model_cache, chosen)
     try:
         outcome = export_onnx(dest, precision=chosen, force=force)
@@ -365,12 +390,16 @@ def _log_config() -> dict[str, Any]:
 def keys_create(
     name: Annotated[str, typer.Option("--name", help="Who or what the key is for.")],
     tier: Annotated[
-        str, typer.Option("--tier", help="Quota tier (AIMI_RATE_LIMIT_TIERS adds tiers).")
+        str,
+        typer.Option(
+            "--tier",
+            help="Quota tier: free, pro, enterprise or dev, or one AIMI_RATE_LIMIT_TIERS adds.",
+        ),
     ] = "free",
     data_dir: DataDirOption = None,
 ) -> None:
     """Create an API key and print it once; only its hash is stored."""
-    from serving.keys import KeyStore
+    from serving.keys import KeyStore, KeyStoreError
     from warehouse.settings import load_settings
 
     tiers = load_settings().rate_limit_tiers
@@ -379,7 +408,11 @@ def keys_create(
             f"tier {tier!r} is not configured; configured tiers: {', '.join(sorted(tiers))}",
             param_hint="--tier",
         )
-    record, plaintext = KeyStore(data_dir_of(data_dir).keys_file).create(name, tier)
+    try:
+        record, plaintext = KeyStore(data_dir_of(data_dir).keys_file).create(name, tier)
+    except KeyStoreError as exc:
+        echo(f"keys create: {exc}", err=True)
+        raise typer.Exit(1) from None
     echo(plaintext)
     echo(
         f"key_id {record.key_id} ({record.name}, tier {record.tier}); it is not shown again",
@@ -403,11 +436,13 @@ def keys_revoke(
     data_dir: DataDirOption = None,
 ) -> None:
     """Revoke a key; requests with it get 401 from then on."""
-    from serving.keys import KeyStore
+    from serving.keys import KeyStore, KeyStoreError
 
-    if not KeyStore(data_dir_of(data_dir).keys_file).revoke(key_id):
-        echo(f"no key with id {key_id!r}", err=True)
-        raise typer.Exit(1)
+    try:
+        KeyStore(data_dir_of(data_dir).keys_file).revoke(key_id)
+    except KeyStoreError as exc:
+        echo(f"keys revoke: {exc}", err=True)
+        raise typer.Exit(1) from None
     echo(f"revoked {key_id}")
 
 
@@ -485,6 +520,9 @@ def review_reject(
 ) -> None:
     """Reject units: they are never served (a rejected central statement hides its signal)."""
     _review(unit_ids, "reject", note, data_dir)
+
+
+markdown_help(app)
 
 
 def main() -> None:

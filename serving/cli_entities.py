@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from analytics.entities import EntityType
 from serving.cli_common import DataDirOption, echo, reviewer
 from serving.cli_common import data_dir_of as _data
 from warehouse.paths import DataDir
@@ -159,12 +160,9 @@ def review_list(
 def review_approve(
     name: NameArgument,
     entity_type: Annotated[
-        str | None,
+        EntityType | None,
         typer.Option(
-            "--type",
-            help="organization, person, model, hardware, location, event, regulation_policy "
-            "or other (default: the type discovery gave it).",
-            show_default=False,
+            "--type", help="Its type (default: the type discovery gave it).", show_default=False
         ),
     ] = None,
     family: Annotated[
@@ -181,17 +179,12 @@ def review_approve(
     """Approve a discovered name: an entity of the reviewed set from the next build on.
 
     It keeps its id; the type and family are the ones given, else discovery's."""
-    from analytics.entities import ENTITY_TYPES
     from warehouse.entity_reviews import append_entity_review
 
     data = _data(data_dir)
     entities = _entities(data)
     found = _discovered(entities, name)
     kind = entity_type or str(found["type"])
-    if kind not in ENTITY_TYPES:
-        raise typer.BadParameter(
-            f"{kind!r} is not one of {', '.join(ENTITY_TYPES)}", param_hint="--type"
-        )
     family_id = _resolve(entities, family, "family").entity_id if family else found["family"]
     append_entity_review(
         data,
