@@ -25,11 +25,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import orjson
+import polars as pl
 
 from analytics.copies import COPY_OF, copy_of, copy_order
 from analytics.embedding import FloatMatrix
@@ -125,16 +126,12 @@ class SearchIndex:
         frame = opened.read_table("search_units")
         self.size = frame.height
         self.unit_ids: list[str] = frame["unit_id"].to_list()
-        self.row_of = {unit_id: row for row, unit_id in enumerate(self.unit_ids)}
+        self.row_of = dict(zip(self.unit_ids, range(self.size), strict=True))
         # each row's position in unit-id order: the tie-break, without building id strings
-        # per query
-        self.id_rank = np.empty(self.size, dtype=np.int64)
-        self.id_rank[np.argsort(np.asarray(self.unit_ids, dtype=object))] = np.arange(self.size)
-        signal_ids = frame["signal_id"].to_list()
-        codes: dict[str, int] = {}
-        self.signal_code = np.asarray(
-            [codes.setdefault(s, len(codes)) for s in signal_ids], dtype=np.int64
-        )
+        # per query (ranked by polars: sorting a million Python strings took seconds at open)
+        self.id_rank = _ranks(frame["unit_id"], "ordinal")
+        # one code per signal (0, 1, …, in signal-id order)
+        self.signal_code = _ranks(frame["signal_id"], "dense")
         # one mask per role and content type, built once: comparing strings per query cost
         # 10 ms at 1M units (docs/benchmarks.md)
         self.roles = frame["role"].to_numpy().astype(np.str_)
@@ -163,8 +160,8 @@ class SearchIndex:
             self.copy_group[rows_in_order] = np.repeat(
                 np.arange(len(starts)), np.diff(np.append(starts, len(rows_in_order)))
             )
-        self.theme_rows = _rows_by_member(frame["themes"].to_list())
-        self.entity_rows = _rows_by_member(frame["entity_ids"].to_list())
+        self.theme_rows = _rows_by_member(frame["themes"])
+        self.entity_rows = _rows_by_member(frame["entity_ids"])
         self.unit_json: list[bytes] = frame["unit_json"].to_list()
         self.citation_json: list[bytes] = frame["citation_json"].to_list()
         self.as_of_us = int(as_of.timestamp() * 1_000_000)
@@ -534,10 +531,29 @@ class SearchIndex:
         ]
 
 
-def _rows_by_member(lists: list[list[str] | None]) -> dict[str, Int64Array]:
-    """For list-valued columns: each value → the rows holding it, ascending."""
-    rows: dict[str, list[int]] = {}
-    for row, values in enumerate(lists):
-        for value in set(values or []):
-            rows.setdefault(value, []).append(row)
-    return {value: np.asarray(found, dtype=np.int64) for value, found in rows.items()}
+def _rows_by_member(lists: pl.Series) -> dict[str, Int64Array]:
+    """For list-valued columns: each value → the rows holding it, ascending (vectorized: a
+    Python loop over a million rows' lists took seconds at open)."""
+    pairs = pl.DataFrame(
+        {"row": pl.int_range(len(lists), dtype=pl.Int64, eager=True), "value": lists}
+    ).explode("value")
+    pairs = pairs.filter(pl.col("value").is_not_null())
+    if pairs.height == 0:
+        return {}
+    codes = _ranks(pairs["value"], "dense")
+    order = np.argsort(codes, kind="stable")  # rows stay ascending within a value
+    codes, rows = codes[order], pairs["row"].to_numpy().astype(np.int64)[order]
+    first = np.ones(len(rows), dtype=bool)  # a value listed twice in a row counts once
+    first[1:] = (codes[1:] != codes[:-1]) | (rows[1:] != rows[:-1])
+    codes, rows = codes[first], rows[first]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    values: list[str] = pairs["value"].unique().sort().to_list()  # in code order
+    return dict(zip(values, np.split(rows, starts[1:]), strict=True))
+
+
+def _ranks(column: pl.Series, method: Literal["ordinal", "dense"]) -> Int64Array:
+    """0-based ranks of a string column in code-point order (ties share a rank with
+    ``dense``)."""
+    if len(column) == 0:
+        return np.empty(0, dtype=np.int64)
+    return column.rank(method).to_numpy().astype(np.int64) - 1
