@@ -64,6 +64,7 @@ LOAD_URLS = (
     "/v1/health",
 )
 LOAD_CLIENTS = 4
+LOAD_RATE = 100  # requests per second, all clients together: a bounded load, not a flood
 LOAD_SECONDS_MAX = 600  # the load stops by itself, whatever happens
 REPLICAS = ("a", "b")
 
@@ -216,7 +217,8 @@ class SwapWatch:
 
 @dataclass
 class Load:
-    """``LOAD_CLIENTS`` clients through nginx with the dev key until stopped (bounded)."""
+    """``LOAD_CLIENTS`` clients through nginx with the dev key, ``LOAD_RATE`` requests a
+    second in all, until stopped (and never past ``LOAD_SECONDS_MAX``)."""
 
     base: str
     statuses: Counter[int] = field(default_factory=Counter)
@@ -228,9 +230,13 @@ class Load:
 
     def client(self, n: int) -> None:
         deadline = time.monotonic() + LOAD_SECONDS_MAX
+        interval = LOAD_CLIENTS / LOAD_RATE
         with httpx.Client(base_url=self.base, headers={"X-API-Key": DEV_KEY}, timeout=30) as c:
             i = n
+            due = time.monotonic()
             while not self.stop.is_set() and time.monotonic() < deadline:
+                due += interval
+                time.sleep(max(0.0, due - time.monotonic()))
                 url = LOAD_URLS[i % len(LOAD_URLS)]
                 i += 1
                 try:
@@ -250,7 +256,7 @@ class Load:
 def spend_quota(base: str, key: str) -> tuple[Counter[int], Counter[str], set[str]]:
     """``QUOTA_SENT`` requests of the quota key through nginx, eight at a time, inside one
     UTC minute (the window the quota counts in): started early in a minute."""
-    if time.time() % 60 > 40:
+    if time.time() % 60 > 50:
         pause = 60.5 - time.time() % 60
         note(f"waiting {pause:.0f} s for the next minute, so the requests share one window")
         time.sleep(pause)

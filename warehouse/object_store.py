@@ -297,9 +297,11 @@ def _ranges_of(
 
     def get(name: str) -> None:
         offset, size = index[name]
-        body = store.client.get_object(
-            Bucket=store.url.bucket, Key=key, Range=f"bytes={offset}-{offset + size - 1}"
-        )["Body"].read()
+        body = b""  # an empty range cannot be asked for (a lock file, an empty index part)
+        if size > 0:
+            body = store.client.get_object(
+                Bucket=store.url.bucket, Key=key, Range=f"bytes={offset}-{offset + size - 1}"
+            )["Body"].read()
         (folder / name).write_bytes(body)
 
     found = [name for name in wanted if name in index]

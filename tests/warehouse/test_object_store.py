@@ -55,12 +55,14 @@ def store(s3: S3Server) -> ObjectStore:
 
 
 def _publish(root: Path, rows: int, *, big: bool = False) -> OpenedSnapshot:
-    """A small snapshot with a table and two small files, one in a subfolder (all of them
-    travel in the pack); with ``big``, also a file of 1.5 MiB (uploaded on its own)."""
+    """A small snapshot with a table and three small files, two in a subfolder and one empty
+    (all of them travel in the pack); with ``big``, also a file of 1.5 MiB (uploaded on its
+    own)."""
 
     def write_files(folder: Path) -> dict[str, Any]:
         (folder / "index").mkdir()
         (folder / "index" / "vectors.bin").write_bytes(bytes(range(256)) * rows)
+        (folder / "index" / ".lock").write_bytes(b"")  # empty files exist (tantivy's lock)
         if big:
             (folder / "index" / "big.bin").write_bytes(bytes(range(256)) * 6 * 1024 + bytes([rows]))
         (folder / "site.json").write_text(f'{{"rows": {rows}}}\n')
@@ -113,11 +115,12 @@ def test_push_then_pull_gives_the_same_verified_snapshot(
 
     pulled = pull_current(replica, store)
     assert (pulled.action, pulled.snapshot_id) == ("downloaded", sid)
-    assert pulled.transfer is not None and pulled.transfer.files == 5
+    assert pulled.transfer is not None and pulled.transfer.files == 6
     assert current_snapshot_id(replica) == sid
     local = open_snapshot(replica.snapshots / sid, thorough=True)  # SHA-256 too
     assert sorted(str(p.relative_to(local.path)) for p in local.path.rglob("*")) == [
         "index",
+        "index/.lock",
         "index/big.bin",
         "index/vectors.bin",
         "manifest.json",
@@ -329,13 +332,13 @@ def test_unchanged_files_are_linked_from_the_snapshot_served_before(
     push_snapshot(store, second)
     pulled = pull_current(replica, store)
     assert pulled.transfer is not None
-    assert (pulled.transfer.linked, pulled.transfer.files) == (4, 1)  # the manifest alone
+    assert (pulled.transfer.linked, pulled.transfer.files) == (5, 1)  # the manifest alone
     big = replica.snapshots / second.snapshot_id / "index" / "big.bin"
     assert big.stat().st_nlink == 2
     # one small file changed: only it comes from the store (through the pack)
     third = _publish(tmp_path / "builder", 41, big=True)
     push_snapshot(store, third)
     pulled = pull_current(replica, store)
-    assert pulled.transfer is not None and pulled.transfer.linked < 4
+    assert pulled.transfer is not None and pulled.transfer.linked < 5
     opened = open_snapshot(replica.snapshots / third.snapshot_id, thorough=True)
     assert opened.manifest == third.manifest
