@@ -25,7 +25,7 @@ needs_curl_and_jq = pytest.mark.skipif(
 )
 # seconds between the quota running out and its minute's end: time for the requests that use
 # the quota up, on a busy machine, and the wait the retry must sit out
-BEFORE_RESET = 4.0
+BEFORE_RESET = 5.0
 
 
 def _recipes() -> tuple[list[str], str]:
