@@ -77,7 +77,7 @@ client: setup  ## regenerate the typed Python client clients/python/ from the ap
 	$(BIN)/python clients/dump_openapi.py clients/openapi.json
 	$(BIN)/uv tool run --from openapi-python-client==$(OPENAPI_PYTHON_CLIENT) openapi-python-client \
 		generate --path clients/openapi.json --config clients/python-client.yaml \
-		--output-path clients/python --overwrite
+		--custom-template-path clients/python-templates --output-path clients/python --overwrite
 	@# the document the client was generated from, which tests/clients/ checks
 	cd clients && sha256sum openapi.json > python/openapi.json.sha256
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.clients.conftest import Server
 
@@ -122,3 +123,17 @@ def test_the_client_answers_what_the_api_answers(server: Server, client_project:
             == raw.get("/v1/entities/nobody%20we%20know").json()["error"]["message"]
         )
     raw.close()
+
+
+def test_the_client_readme_example_runs(
+    server: Server, client_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usage example of ``clients/python/README.md`` (from ``clients/python-templates``)
+    runs as written against the server: it lists signals, reads an entity and gets a typed
+    error."""
+    readme = (client_project / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+    assert len(blocks) == 1
+    monkeypatch.setenv("AIMI_URL", server.url)
+    monkeypatch.setenv("AIMI_KEY", server.dev_key)
+    exec(compile(blocks[0], str(client_project / "README.md"), "exec"), {"__name__": "readme"})
