@@ -11,7 +11,7 @@ DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_setting
 FIND_LINKS := $(wildcard /opt/wheels)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -40,13 +40,20 @@ run: setup  ## demo corpus if absent, build a snapshot, serve the API and the si
 	$(BIN)/aimi build --demo
 	$(BIN)/aimi serve --dev --site
 
-test: setup  ## run the whole test suite (installs redis-server and chromium for its tests if missing)
+test: setup  ## run the whole test suite (installs redis-server, nginx, postgresql and chromium for its tests if missing)
 	@scripts/ensure-redis
+	@scripts/ensure-nginx
+	@scripts/ensure-postgres
 	@scripts/ensure-chromium
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (under 2 minutes)
 	$(BIN)/python -m pytest -m "not snapshot and not slow"
+
+scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)
+	@scripts/ensure-redis
+	@scripts/ensure-nginx
+	$(BIN)/python scripts/scale_test.py
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .

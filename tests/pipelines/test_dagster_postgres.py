@@ -86,6 +86,7 @@ def postgres_port() -> Iterator[int]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_a_materialization_keeps_its_run_and_events_in_postgres(
     postgres_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
