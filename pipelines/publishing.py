@@ -32,8 +32,10 @@ from warehouse.search_index import build_search_files
 from warehouse.settings import load_settings
 from warehouse.snapshot import (
     OpenedSnapshot,
+    SnapshotError,
     add_files,
     current_snapshot_dir,
+    open_snapshot,
     stage_snapshot,
     switch_current,
 )
@@ -160,13 +162,30 @@ def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, A
     return {"static_site": report}
 
 
+def _manifest_of(folder: Path | None) -> OpenedSnapshot | None:
+    """The snapshot in ``folder``, unverified (its entries are only reused for files that are
+    the same inode, and the new snapshot is verified whole); None when it cannot be read."""
+    if folder is None:
+        return None
+    try:
+        return open_snapshot(folder, verify=False)
+    except (SnapshotError, OSError):
+        return None
+
+
 def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
     """Seal the static JSON tree and site into the staged snapshot, switch ``CURRENT`` to it
     and refresh the catalog's ``served_*`` views. What did not change since the current
     snapshot's site is linked from it, not written again."""
     with publish_lock(data):
         previous = current_snapshot_dir(data)
-        opened = add_files(data, staged, partial(write_static_site, previous=previous))
+        linked_from = _manifest_of(previous)
+        opened = add_files(
+            data,
+            staged,
+            partial(write_static_site, previous=previous),
+            linked_from=linked_from,
+        )
         _switch_everywhere(data, opened)
         refresh_catalog(data)
     return opened

@@ -65,14 +65,16 @@ def stage_copy(
 
 
 def publish_site(staged: OpenedSnapshot, data: DataDir, previous: Path | None) -> StaticReport:
-    """``write_static`` in-process, sealed into the manifest as the ``static_site`` asset does."""
+    """``write_static`` in-process, sealed into the manifest as the ``static_site`` asset does
+    (a file linked from ``previous`` keeps its manifest entry)."""
     reports: list[StaticReport] = []
 
     def write(folder: Path) -> Mapping[str, Any]:
         reports.append(write_static(folder, previous))
         return {}
 
-    add_files(data, staged, write)
+    linked_from = open_snapshot(previous, verify=False) if previous is not None else None
+    add_files(data, staged, write, linked_from=linked_from)
     return reports[0]
 
 
