@@ -13,7 +13,9 @@ from pipelines.defs.analytics.assets import (
 from pipelines.defs.analytics.checks import entity_trends_hold, theme_trends_hold
 from pipelines.defs.automation.jobs import daily_refresh, inbox_sensor, refresh_job
 from pipelines.defs.decompose.assets import signals, units
-from pipelines.defs.ingest.assets import sources
+from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
+from pipelines.defs.ingest.assets import ingest
+from pipelines.defs.ingest.checks import quarantine_rate_is_low
 from pipelines.defs.publish.assets import snapshot, static_site
 from pipelines.defs.publish.checks import (
     profiles_agree_with_cards,
@@ -24,8 +26,14 @@ from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
+# Every warehouse table is an asset (docs/warehouse.md lists them); a step that writes several
+# tables is one multi-asset, so the graph never computes a table twice: `sources` (with
+# quarantine and ingest_log), `units` (with extracted_units, extractions, unit_rejections and
+# llm_answers), `entity_mentions` (entities, signal_entities, unit_entities), `entity_trends`
+# and `theme_trends` (with their weekly counts and co-occurrence, and entity_tag_mix), and
+# `snapshot` (with change_state).
 ASSETS = [
-    sources,
+    ingest,
     signals,
     units,
     entity_mentions,
@@ -39,6 +47,8 @@ ASSETS = [
     static_site,
 ]
 CHECKS = [
+    quarantine_rate_is_low,
+    unit_rejection_rate_is_low,
     snapshot_verifies,
     served_signals_are_complete,
     profiles_agree_with_cards,

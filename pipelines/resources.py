@@ -13,6 +13,7 @@ week and compute the trend window of the next.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,13 @@ from warehouse import locks
 from warehouse.clock import read_pinned
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice, load_settings, parse_as_of
+
+# Run tags (docs/dagster.md): who started the run, and the clock and decomposer it ran with.
+TRIGGER_TAG = "aimi/trigger"
+AS_OF_TAG = "aimi/as_of"
+DECOMPOSER_TAG = "aimi/decomposer"
+# what started a run that came without a trigger tag, by the tags Dagster gives it
+_DAGSTER_TRIGGERS = {"dagster/schedule_name": "schedule", "dagster/sensor_name": "sensor"}
 
 
 def wall_clock() -> datetime:
@@ -43,12 +51,22 @@ class RunClock:
 
 
 class LazyEmbedder:
-    """MiniLM, loaded on first use: a build whose signals are all unchanged never loads it."""
+    """MiniLM, loaded on first use: a build whose signals are all unchanged never loads it.
+
+    ``progress`` names the pass (``decomposition``, ``theme tagging``) on a progress bar over
+    each call's batches, shown on a terminal (stderr a TTY) when a call has enough batches for
+    one to matter: the analytics stay pure, the asset that passes this embedder decides.
+    """
+
+    def __init__(self, progress: str | None = None) -> None:
+        self.progress = progress if progress and sys.stderr.isatty() else None
 
     def __call__(self, texts: Sequence[str]) -> FloatMatrix:
         from warehouse.embeddings import load_minilm
 
-        return load_minilm()(texts)
+        if self.progress is None:
+            return load_minilm()(texts)
+        return load_minilm()(texts, progress=True, label=self.progress)
 
 
 class LazyRegistryLinker:
@@ -86,6 +104,14 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._clock = self._read_clock(_run_created_at(context))
+        if context.instance is not None and context.run is not None:
+            # what the run actually used, also on runs launched without tags (the UI's
+            # Materialize, the Launchpad): the launcher's tags were a forecast
+            trigger = context.run.tags.get(TRIGGER_TAG) or next(
+                (name for tag, name in _DAGSTER_TRIGGERS.items() if tag in context.run.tags),
+                "ui",
+            )
+            context.instance.add_run_tags(context.run.run_id, run_tags(self, trigger=trigger))
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[AimiResource]:
@@ -121,6 +147,11 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             self._clock = self._read_clock(None)
         return self._clock
 
+    def forecast_as_of(self) -> datetime:
+        """The ``as_of`` of a run that would start now, without fixing this resource's clock:
+        for schedules and sensors, whose resource outlives many evaluations."""
+        return self._read_clock(None).as_of
+
     def clock(self) -> datetime:
         """The run's ``as_of``: the trend window's reference and the signal cut-off."""
         return self.run_clock().as_of
@@ -141,6 +172,27 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             remembered = read_pinned(self.data())
             fixed = remembered.as_of if remembered is not None else None
         return RunClock(started, fixed or started)
+
+
+def run_tags(resource: AimiResource, *, trigger: str) -> dict[str, str]:
+    """The tags of a run started by ``trigger`` (``aimi-build``, ``admin-refresh``,
+    ``schedule``, ``sensor``, ``ui``) with ``resource``: its ``as_of`` and decomposer. The UI's
+    *Runs* page shows them on every run and filters on them (``aimi/trigger=schedule``)."""
+    return {
+        TRIGGER_TAG: trigger,
+        AS_OF_TAG: resource.clock().isoformat(),
+        DECOMPOSER_TAG: resource.chosen_decomposer(),
+    }
+
+
+def forecast_tags(resource: AimiResource, *, trigger: str) -> dict[str, str]:
+    """``run_tags`` for a run a schedule or sensor requests now: the ``as_of`` such a run would
+    use if it started at this instant (the resource's own clock is not fixed by it)."""
+    return {
+        TRIGGER_TAG: trigger,
+        AS_OF_TAG: resource.forecast_as_of().isoformat(),
+        DECOMPOSER_TAG: resource.chosen_decomposer(),
+    }
 
 
 def resource_for_run(

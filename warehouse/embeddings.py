@@ -209,11 +209,13 @@ class MiniLM:
         self._tokenizer = load_tokenizer(folder, self.max_seq_length)
         self._bert = _Bert(config, load_file(str(folder / "model.safetensors"), device="cpu"))
 
-    def __call__(self, texts: Sequence[str], *, progress: bool = False) -> FloatMatrix:
+    def __call__(
+        self, texts: Sequence[str], *, progress: bool = False, label: str = "MiniLM"
+    ) -> FloatMatrix:
         """Unit-length ``(len(texts), 384)`` vectors, in input order.
 
         Texts are batched by token length so padding stays small; ``progress`` shows a tqdm bar
-        when there are enough batches for one to matter.
+        (described as ``label``) when there are enough batches for one to matter.
         """
         if not texts:
             return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
@@ -231,7 +233,7 @@ class MiniLM:
         if progress and len(starts) >= _PROGRESS_MIN_BATCHES:
             from tqdm import tqdm
 
-            batches = tqdm(starts, desc="MiniLM", unit="batch")
+            batches = tqdm(starts, desc=label, unit="batch")
         with torch.inference_mode():
             for start in batches:
                 chosen = order[start : start + self.batch_size]

@@ -55,7 +55,7 @@ def test_a_ui_run_waits_for_the_build_that_holds_the_data_dir(tmp_path: Path) ->
         threading.Thread(target=finish_the_build).start()
         result = dg.materialize(  # what "Materialize" in the UI runs
             [*ASSETS, *CHECKS],
-            selection=["sources"],
+            selection=["sources", "quarantine", "ingest_log"],  # the ingest step
             resources={"aimi": AimiResource(data_dir=str(data.root))},
             instance=instance,
         )

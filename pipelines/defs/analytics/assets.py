@@ -1,9 +1,11 @@
-"""Trend analytics assets: weekly counts, trend metrics and labels, co-occurrence, for entities
-and themes. Thin: load through the warehouse, compute with ``analytics.trends`` and
-``analytics.cooccurrence``, write back."""
+"""Trend analytics: for entities and for themes, one step computes the trend metrics and labels,
+the weekly counts and the co-occurrence (and, for entities, the content-type and theme mix) and
+materializes each table it writes; then the profiles the API serves. Thin: load through the
+warehouse, compute with ``analytics.trends`` and ``analytics.cooccurrence``, write back."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
+from collections.abc import Iterator
 from typing import Literal
 
 import dagster as dg
@@ -21,7 +23,16 @@ from analytics.profiles import (
     theme_keys,
 )
 from analytics.render import served_signals
-from analytics.schema import ENTITIES, SIGNAL_ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
+from analytics.schema import (
+    ENTITIES,
+    ENTITY_PROFILES,
+    SIGNAL_ENTITIES,
+    SIGNAL_THEMES,
+    SIGNALS,
+    THEME_PROFILES,
+    UNITS,
+)
+from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
     KEY,
@@ -30,11 +41,85 @@ from analytics.trends import (
     trend_metrics,
     weekly_counts,
 )
-from pipelines.defs.decompose.assets import units
-from pipelines.defs.tag.assets import entity_mentions, signal_themes
-from pipelines.metadata import markdown_table
+from pipelines.defs.decompose.assets import UNITS_TABLE
+from pipelines.defs.tag.assets import ENTITIES_TABLE, SIGNAL_ENTITIES_TABLE, signal_themes
+from pipelines.metadata import (
+    column_schema,
+    movers_plot,
+    native_table,
+    table_metadata,
+    top_movers,
+    warehouse_table,
+    weekly_lines_plot,
+)
 from pipelines.resources import AimiResource
+from warehouse.paths import DataDir
 from warehouse.tables import read_table, write_table
+
+_TEAM = "team:analytics"
+_TREND_DEPS = (signal_themes, UNITS_TABLE)
+
+
+def _tables(prefix: str, kind: str) -> dict[str, dg.AssetSpec]:
+    deps = (*_TREND_DEPS, SIGNAL_ENTITIES_TABLE) if kind == "entity" else _TREND_DEPS
+    tables = {
+        "trends": warehouse_table(
+            f"{prefix}_trends",
+            deps=deps,
+            group_name="analytics",
+            owner=_TEAM,
+            description=(
+                f"Per {kind}: signal count, first/last seen, the 12-week trend (weekly counts, "
+                "share of voice and its history, streak, momentum, acceleration, z-score, "
+                "persistence, source diversity) and its labels (direction, confidence by a "
+                "binomial test with Benjamini–Hochberg, stability"
+                + (", scale, notability with its reasoning" if kind == "entity" else "")
+                + "). Counts only served signals (those with a verified central statement); "
+                "its metadata plots the top movers."
+            ),
+        ),
+        "weekly_counts": warehouse_table(
+            f"{prefix}_weekly_counts",
+            deps=deps,
+            group_name="analytics",
+            owner=_TEAM,
+            description=(
+                f"Served signals per {kind} per week of the 12-week window (every key has 12 "
+                "rows, zeros included)"
+                + (
+                    ": its metadata plots the weekly volume of every theme."
+                    if kind == "theme"
+                    else "."
+                )
+            ),
+        ),
+        "cooccurrence": warehouse_table(
+            f"{prefix}_cooccurrence",
+            deps=deps,
+            group_name="analytics",
+            owner=_TEAM,
+            description=(
+                f"Signals in common for every ordered pair of {kind} keys (both directions): "
+                "the related lists of the profiles."
+            ),
+        ),
+    }
+    if kind == "entity":
+        tables["tag_mix"] = warehouse_table(
+            "entity_tag_mix",
+            deps=deps,
+            group_name="analytics",
+            owner=_TEAM,
+            description=(
+                "Per entity, its served signals counted per content type and per theme label "
+                "(non-zero counts only): the mix shown on its profile."
+            ),
+        )
+    return tables
+
+
+ENTITY_TABLES = _tables("entity", "entity")
+THEME_TABLES = _tables("theme", "theme")
 
 
 def _materialize(
@@ -43,74 +128,125 @@ def _materialize(
     keys: pl.DataFrame,
     *,
     kind: Literal["entity", "theme"],
-    prefix: str,
-) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    tables: dict[str, dg.AssetSpec],
+) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
     data = aimi.data()
+    # A subset run (e.g. `key:theme_trends+` in the UI) computes and writes only the tables
+    # it selected: the four are independent views of the same inputs.
+    selected = context.selected_asset_keys
     # Only served signals count, so every profile agrees with the cards /v1/signals serves.
     signals = served_signals(read_table(data, "signals", SIGNALS), read_table(data, "units", UNITS))
     keys = served_keys(keys, signals)
     clock = Clock(aimi.clock())
-    metrics = trend_metrics(keys, signals, clock, kind=kind)
-    write_table(data, f"{prefix}_trends", metrics)
-    write_table(data, f"{prefix}_weekly_counts", weekly_counts(keys, signals, clock))
-    write_table(data, f"{prefix}_cooccurrence", co_occurrence(keys))
-    if kind == "entity":
-        themes = read_table(data, "signal_themes", SIGNAL_THEMES)
-        write_table(data, "entity_tag_mix", tag_mix(keys, signals, themes))
-    context.log.info("%s trends: %d keys, window ends %s", prefix, metrics.height, clock.window_end)
-    labelled = metrics.filter(pl.col(DIRECTION).is_not_null())
-    top = metrics.sort(SHARE_OF_VOICE, KEY, descending=[True, False]).head(15)
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": metrics.height,
-            "labelled (≥ 8 signals)": labelled.height,
+    if tables["trends"].key in selected:
+        metrics = trend_metrics(keys, signals, clock, kind=kind)
+        write_table(data, f"{kind}_trends", metrics)
+        context.log.info(
+            "%s trends: %d keys, window ends %s", kind, metrics.height, clock.window_end
+        )
+        labelled = metrics.filter(pl.col(DIRECTION).is_not_null())
+        top = metrics.sort(SHARE_OF_VOICE, KEY, descending=[True, False]).head(15)
+        movers = top_movers(metrics, names=_display_names(data) if kind == "entity" else {})
+        yield dg.MaterializeResult(
+            asset_key=tables["trends"].key,
+            metadata={
+                **table_metadata(metrics),
+                "labelled (≥ 8 signals)": labelled.height,
+                "window_end": clock.window_end.isoformat(),
+                "by_direction": native_table(labelled.group_by(DIRECTION).len().sort(DIRECTION)),
+                "top_share_of_voice": native_table(top.select(KEY, SHARE_OF_VOICE, DIRECTION)),
+                "top_movers": dg.MetadataValue.md(
+                    movers_plot(movers, title=f"top movers ({kind}s, ≥ 8 signals)")
+                ),
+            },
+        )
+    if tables["weekly_counts"].key in selected:
+        weekly = weekly_counts(keys, signals, clock)
+        write_table(data, f"{kind}_weekly_counts", weekly)
+        weekly_metadata: dict[str, dg.RawMetadataValue] = {
+            **table_metadata(weekly),
+            "keys": weekly[KEY].n_unique(),
             "window_end": clock.window_end.isoformat(),
-            "by_direction": dg.MetadataValue.md(
-                markdown_table(labelled.group_by(DIRECTION).len().sort(DIRECTION))
-            ),
-            "top_share_of_voice": dg.MetadataValue.md(
-                markdown_table(top.select(KEY, SHARE_OF_VOICE, DIRECTION))
-            ),
         }
+        if kind == "theme":
+            weekly_metadata["weekly_volume"] = dg.MetadataValue.md(
+                weekly_lines_plot(
+                    weekly,
+                    panels={str(axis): labels for axis, labels in THEME_LABELS.items()},
+                    title="signals per theme",
+                )
+            )
+        yield dg.MaterializeResult(asset_key=tables["weekly_counts"].key, metadata=weekly_metadata)
+    if tables["cooccurrence"].key in selected:
+        pairs = co_occurrence(keys)
+        write_table(data, f"{kind}_cooccurrence", pairs)
+        yield dg.MaterializeResult(
+            asset_key=tables["cooccurrence"].key,
+            metadata={
+                **table_metadata(pairs),
+                "strongest_pairs": native_table(
+                    pairs.filter(pl.col("key_a") < pl.col("key_b"))
+                    .sort("count", "key_a", "key_b", descending=[True, False, False])
+                    .head(10)
+                ),
+            },
+        )
+    if "tag_mix" in tables and tables["tag_mix"].key in selected:
+        themes = read_table(data, "signal_themes", SIGNAL_THEMES)
+        mix = tag_mix(keys, signals, themes)
+        write_table(data, "entity_tag_mix", mix)
+        yield dg.MaterializeResult(
+            asset_key=tables["tag_mix"].key,
+            metadata={
+                **table_metadata(mix),
+                "by_axis": native_table(
+                    mix.group_by("axis").agg(pl.col("count").sum().alias("mentions")).sort("axis")
+                ),
+            },
+        )
+
+
+def _display_names(data: DataDir) -> dict[str, str]:
+    entities = read_table(data, "entities", ENTITIES)
+    return dict(zip(entities["entity_id"].to_list(), entities["name"].to_list(), strict=True))
+
+
+@dg.multi_asset(
+    name="entity_trends",
+    specs=list(ENTITY_TABLES.values()),
+    can_subset=True,
+    description="Entity trend metrics and labels, weekly counts, co-occurrence and tag mix.",
+)
+def entity_trends(
+    context: AssetExecutionContext, aimi: AimiResource
+) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
+    mentions = read_table(aimi.data(), "signal_entities", SIGNAL_ENTITIES)
+    yield from _materialize(
+        context, aimi, entity_keys(mentions), kind="entity", tables=ENTITY_TABLES
     )
 
 
-@dg.asset(
-    deps=[entity_mentions, signal_themes, units],
-    group_name="analytics",
-    description=(
-        "Per entity: signal count, first/last seen, the 12-week trend (weekly counts, share of "
-        "voice and its history, streak, momentum, acceleration, z-score, persistence, source "
-        "diversity) and its labels (direction, confidence by a binomial test with "
-        "Benjamini–Hochberg, stability, scale, notability with its reasoning); also weekly "
-        "counts, co-occurrence and per-entity content-type and theme mix tables. Counts only "
-        "served signals (those with a verified central statement)."
-    ),
-    owners=["team:analytics"],
-    kinds={"polars", "parquet"},
+@dg.multi_asset(
+    name="theme_trends",
+    specs=list(THEME_TABLES.values()),
+    can_subset=True,
+    description="Theme trend metrics and labels, weekly counts and co-occurrence.",
 )
-def entity_trends(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    mentions = read_table(aimi.data(), "signal_entities", SIGNAL_ENTITIES)
-    return _materialize(context, aimi, entity_keys(mentions), kind="entity", prefix="entity")
-
-
-@dg.asset(
-    deps=[signal_themes, units],
-    group_name="analytics",
-    description=(
-        "Per theme label (both axes): the same trend metrics and labels as entities (no `New`, "
-        "no scale), weekly counts and co-occurrence across both axes."
-    ),
-    owners=["team:analytics"],
-    kinds={"polars", "parquet"},
-)
-def theme_trends(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+def theme_trends(
+    context: AssetExecutionContext, aimi: AimiResource
+) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
     themes = read_table(aimi.data(), "signal_themes", SIGNAL_THEMES)
-    return _materialize(context, aimi, theme_keys(themes), kind="theme", prefix="theme")
+    yield from _materialize(context, aimi, theme_keys(themes), kind="theme", tables=THEME_TABLES)
 
 
 @dg.asset(
-    deps=[entity_trends],
+    deps=[
+        ENTITIES_TABLE,
+        ENTITY_TABLES["trends"],
+        ENTITY_TABLES["tag_mix"],
+        ENTITY_TABLES["cooccurrence"],
+    ],
+    metadata={"dagster/column_schema": column_schema(ENTITY_PROFILES)},
     group_name="analytics",
     description=(
         "Every registry and discovered entity as the API serves it: list form, full profile "
@@ -135,18 +271,17 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     top = rendered.sort("signal_count", "entity_id", descending=[True, False]).head(15)
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": rendered.height,
+            **table_metadata(rendered),
             "default_list (reviewed, ≥ 2 signals)": listed.height,
             "rising": int(rendered["rank_rising"].is_not_null().sum()),
-            "top_by_signals": dg.MetadataValue.md(
-                markdown_table(top.select("name", "type", "signal_count", "direction"))
-            ),
+            "top_by_signals": native_table(top.select("name", "type", "signal_count", "direction")),
         }
     )
 
 
 @dg.asset(
-    deps=[theme_trends],
+    deps=[THEME_TABLES["trends"], THEME_TABLES["cooccurrence"]],
+    metadata={"dagster/column_schema": column_schema(THEME_PROFILES)},
     group_name="analytics",
     description=(
         "The 12 themes as the API serves them: list form and full form with related themes "
@@ -177,7 +312,7 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
     )
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": rendered.height,
-            "themes": dg.MetadataValue.md(markdown_table(preview)),
+            **table_metadata(rendered),
+            "themes": native_table(preview),
         }
     )

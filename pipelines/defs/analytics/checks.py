@@ -19,7 +19,7 @@ from analytics.trends import (
     SMALL,
     STABILITY,
 )
-from pipelines.defs.analytics.assets import entity_trends, theme_trends
+from pipelines.defs.analytics.assets import ENTITY_TABLES, THEME_TABLES
 from pipelines.resources import AimiResource
 
 MIN_SIGNALS_FOR_LABELS = 8
@@ -63,7 +63,7 @@ def _check(aimi: AimiResource, table: str, *, themes: bool) -> dg.AssetCheckResu
 
 
 @dg.asset_check(
-    asset=entity_trends,
+    asset=ENTITY_TABLES["trends"].key,
     description=(
         "Unique keys, shares in [0, 1], 12-week histories, labels null below 8 signals. "
         "Blocking: when it fails, the profiles and the snapshot are not materialized."
@@ -75,7 +75,7 @@ def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(
-    asset=theme_trends,
+    asset=THEME_TABLES["trends"].key,
     description=(
         "Only the 12 canonical labels, unique, shares in [0, 1], 12-week histories, labels "
         "null below 8 signals. Blocking: when it fails, the profiles and the snapshot are not "

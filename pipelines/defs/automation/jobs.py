@@ -12,7 +12,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.resources import AimiResource
+from pipelines.resources import AimiResource, forecast_tags
 
 refresh_job = dg.define_asset_job(
     "refresh",
@@ -20,7 +20,8 @@ refresh_job = dg.define_asset_job(
     description="Ingest the inbox, re-derive what changed, recompute trends, publish a snapshot.",
 )
 
-daily_refresh = dg.ScheduleDefinition(
+
+@dg.schedule(
     name="daily_refresh",
     job=refresh_job,
     cron_schedule="0 6 * * *",
@@ -28,6 +29,9 @@ daily_refresh = dg.ScheduleDefinition(
     default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Every day at 06:00 UTC: the trend window ends on the last complete week.",
 )
+def daily_refresh(aimi: AimiResource) -> dg.RunRequest:
+    # tagged with the trigger, and the as_of and decomposer the run will use (docs/dagster.md)
+    return dg.RunRequest(tags=forecast_tags(aimi, trigger="schedule"))
 
 
 def inbox_fingerprint(inbox: Path) -> tuple[str, int]:
@@ -59,7 +63,10 @@ def inbox_sensor(
         return dg.SkipReason(f"inbox unchanged ({files} files)")
     return dg.SensorResult(
         run_requests=[
-            dg.RunRequest(run_key=f"inbox-{fingerprint}", tags={"inbox_files": str(files)})
+            dg.RunRequest(
+                run_key=f"inbox-{fingerprint}",
+                tags={**forecast_tags(aimi, trigger="sensor"), "inbox_files": str(files)},
+            )
         ],
         cursor=fingerprint,
     )

@@ -1,7 +1,11 @@
-"""The ``signals`` and ``units`` assets: one signal per source (or podcast segment), and the
-units that passed the verifier."""
+"""The decompose group: ``signals`` (one per source or podcast segment), and the step that
+decomposes them, which materializes the five tables it writes: ``units`` (those that passed the
+verifier and human review), ``extracted_units``, ``extractions``, ``unit_rejections`` and, when
+the LLM decomposer ran, ``llm_answers``."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+
+from collections.abc import Iterator
 
 import dagster as dg
 import polars as pl
@@ -13,17 +17,27 @@ from analytics.schema import EXTRACTIONS, LLM_ANSWERS, SIGNALS, SOURCES, UNIT_RE
 from analytics.segment import TopicSegment, segment_transcript
 from analytics.signals import Extraction, extract_units, signals_from_sources
 from analytics.verify import RULES
-from pipelines.defs.ingest.assets import sources
+from pipelines.defs.ingest.assets import SOURCES_TABLE
 from pipelines.llm import LlmNotConfigured, llm_for_run
-from pipelines.metadata import markdown_table, weekly_volume, weekly_volume_plot
+from pipelines.metadata import (
+    column_schema,
+    native_table,
+    table_metadata,
+    warehouse_table,
+    weekly_volume,
+    weekly_volume_plot,
+)
 from pipelines.resources import AimiResource, LazyEmbedder, LazyRegistryLinker
 from warehouse.reviews import read_reviews
 from warehouse.settings import load_settings
 from warehouse.tables import read_table, write_table
 
+_TEAM = "team:data-engineering"
+
 
 @dg.asset(
-    deps=[sources],
+    deps=[SOURCES_TABLE],
+    metadata={"dagster/column_schema": column_schema(SIGNALS)},
     group_name="decompose",
     description=(
         "One signal per source, or per chapter segment of a podcast episode, published up to "
@@ -35,7 +49,7 @@ from warehouse.tables import read_table, write_table
 )
 def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
-    embed = LazyEmbedder()
+    embed = LazyEmbedder("segmentation")
 
     def segment(text: str, duration_s: int | None) -> list[TopicSegment]:
         return segment_transcript(text, embed, duration_s=duration_s)
@@ -51,9 +65,9 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
     mix = frame.group_by("kind", "content_type").len().sort("kind", "content_type")
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": frame.height,
+            **table_metadata(frame),
             "as_of": aimi.clock().isoformat(),
-            "kind_by_content_type": dg.MetadataValue.md(markdown_table(mix)),
+            "kind_by_content_type": native_table(mix),
             "weekly_volume": dg.MetadataValue.md(
                 weekly_volume_plot(weekly_volume(frame["published_at"]), title="signals per week")
             ),
@@ -61,21 +75,82 @@ def signals(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
     )
 
 
-@dg.asset(
-    deps=[signals],
+UNITS_TABLE = warehouse_table(
+    "units",
+    schema=UNITS,
+    deps=(signals,),
     group_name="decompose",
+    owner=_TEAM,
     description=(
         "Verified units of every signal: its central statement (`thesis` or `synopsis`), "
         "arguments and atomic claims, each with verbatim evidence snippets of at most 50 "
         "characters, from the deterministic extractor or, when the run's `decomposer` is `llm`, "
         "an OpenAI-compatible LLM (answers cached in `llm_answers`; a signal whose answer fails "
-        "or does not verify falls back to the deterministic extractor). Units the verifier "
-        "refuses go to `unit_rejections` with the rule that refused them."
+        "or does not verify falls back to the deterministic extractor), after a person's "
+        "review decisions. Units the verifier refuses go to `unit_rejections` with the rule "
+        "that refused them."
     ),
-    owners=["team:data-engineering"],
-    kinds={"polars", "parquet"},
 )
-def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+EXTRACTED_UNITS_TABLE = warehouse_table(
+    "extracted_units",
+    schema=UNITS,
+    deps=(signals,),
+    group_name="decompose",
+    owner=_TEAM,
+    description=(
+        "The units the verifier accepted, before human review (`aimi review`): what the next "
+        "build reuses for signals whose content and extractor did not change."
+    ),
+)
+EXTRACTIONS_TABLE = warehouse_table(
+    "extractions",
+    schema=EXTRACTIONS,
+    deps=(signals,),
+    group_name="decompose",
+    owner=_TEAM,
+    description=(
+        "Per signal: the content hash its units were extracted from, the extractor version, "
+        "and how many units the verifier accepted and refused."
+    ),
+)
+UNIT_REJECTIONS_TABLE = warehouse_table(
+    "unit_rejections",
+    schema=UNIT_REJECTIONS,
+    deps=(signals,),
+    group_name="decompose",
+    owner=_TEAM,
+    description=(
+        "Units refused by the verifier (with the rule that refused each) or rejected by a "
+        "person; its check watches the rejection rate."
+    ),
+)
+LLM_ANSWERS_TABLE = warehouse_table(
+    "llm_answers",
+    schema=LLM_ANSWERS,
+    deps=(signals,),
+    group_name="decompose",
+    owner=_TEAM,
+    # written only by runs whose decomposer is `llm`
+    skippable=True,
+    description=(
+        "The LLM decomposer's answers, cached per content hash, model and prompt version: "
+        "materialized only by runs whose decomposer is `llm`."
+    ),
+)
+
+
+@dg.multi_asset(
+    name="units",
+    specs=[
+        UNITS_TABLE,
+        EXTRACTED_UNITS_TABLE,
+        EXTRACTIONS_TABLE,
+        UNIT_REJECTIONS_TABLE,
+        LLM_ANSWERS_TABLE,
+    ],
+    description="Decompose new or changed signals into verified units; apply human reviews.",
+)
+def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
     data = aimi.data()
     previous = Extraction(
         read_table(data, "extracted_units", UNITS),
@@ -99,14 +174,16 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
             raise dg.Failure(str(exc)) from exc
     extraction = extract_units(
         read_table(data, "signals", SIGNALS),
-        embed=LazyEmbedder(),
+        embed=LazyEmbedder("decomposition"),
         previous=previous,
         force=aimi.force_reextract,
         llm=llm,
         names=LazyRegistryLinker(),
     )
+    answers = pl.DataFrame(schema=LLM_ANSWERS)
     if responder is not None:
-        write_table(data, "llm_answers", responder.answers())
+        answers = responder.answers()
+        write_table(data, "llm_answers", answers)
     write_table(data, "extracted_units", extraction.units)
     write_table(data, "extractions", extraction.extractions)
     reviewed = apply_reviews(extraction.units, read_reviews(data))
@@ -133,21 +210,14 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
             )
     by_role = unit_frame.group_by("role").len().sort("role")
     metadata: dict[str, dg.RawMetadataValue] = {
-        "dagster/row_count": unit_frame.height,
+        **table_metadata(unit_frame),
         "current_extraction_version": CURRENT_EXTRACTION_VERSION,
         "decomposer": decomposer,
         "signals_decomposed": extraction.extracted,
         "signals_kept": extraction.reused,
-        "by_extraction_version": dg.MetadataValue.md(
-            markdown_table(
-                extraction.extractions.group_by("extraction_version")
-                .len()
-                .sort("extraction_version")
-            )
-        ),
         "rejected": rejections.height,
         "human_approved": reviewed.approved,
-        "by_role": dg.MetadataValue.md(markdown_table(by_role)),
+        "by_role": native_table(by_role),
         "llm/signals_decomposed": extraction.llm.decomposed,
         "llm/cache_hits": extraction.llm.cache_hits,
         "llm/requests": extraction.llm.asked,
@@ -157,4 +227,49 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeR
         metadata[f"rejected/{rule}"] = rejections.filter(pl.col("rule") == rule).height
     for reason, count in extraction.llm.fallback_counts().items():
         metadata[f"llm/fallback/{reason}"] = count
-    return dg.MaterializeResult(metadata=metadata)
+    yield dg.MaterializeResult(asset_key=UNITS_TABLE.key, metadata=metadata)
+    yield dg.MaterializeResult(
+        asset_key=EXTRACTED_UNITS_TABLE.key,
+        metadata={
+            **table_metadata(extraction.units),
+            "human_rejected": rejections.filter(pl.col("rule") == HUMAN_REJECTED).height,
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=EXTRACTIONS_TABLE.key,
+        metadata={
+            **table_metadata(extraction.extractions),
+            "by_extraction_version": native_table(
+                extraction.extractions.group_by("extraction_version")
+                .agg(
+                    pl.len().alias("signals"),
+                    pl.col("units").sum().alias("accepted"),
+                    pl.col("rejected").sum(),
+                )
+                .sort("extraction_version")
+            ),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=UNIT_REJECTIONS_TABLE.key,
+        metadata={
+            **table_metadata(rejections),
+            "rejection_rate": round(rejection_rate(unit_frame.height, rejections.height), 4),
+            "by_rule": native_table(
+                rejections.group_by("rule")
+                .len("units")
+                .sort("units", "rule", descending=[True, False])
+            ),
+        },
+    )
+    if responder is not None:
+        yield dg.MaterializeResult(
+            asset_key=LLM_ANSWERS_TABLE.key, metadata=table_metadata(answers)
+        )
+
+
+def rejection_rate(accepted: int, rejected: int) -> float:
+    """The share of the units drafted that were refused (by the verifier or a person): 0.0
+    when nothing was drafted."""
+    drafted = accepted + rejected
+    return rejected / drafted if drafted else 0.0

@@ -5,6 +5,7 @@ publishes it (``CURRENT`` moves only then, after the snapshot's checks)."""
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 import time
+from datetime import timedelta
 
 import dagster as dg
 import polars as pl
@@ -22,29 +23,56 @@ from analytics.schema import (
 )
 from analytics.significance import with_raw_p_values
 from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
-from pipelines.defs.decompose.assets import units
+from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
-from pipelines.defs.tag.assets import entity_mentions, signal_themes
-from pipelines.metadata import markdown_table
+from pipelines.defs.tag.assets import (
+    ENTITIES_TABLE,
+    SIGNAL_ENTITIES_TABLE,
+    UNIT_ENTITIES_TABLE,
+    signal_themes,
+)
+from pipelines.metadata import native_table
 from pipelines.publishing import SearchInput, publish_staged, stage_served
 from pipelines.resources import AimiResource
 from warehouse.snapshot import SnapshotError, open_staged
 from warehouse.tables import read_table
 
+_TEAM = "team:data-engineering"
+
+# Fresh while the daily refresh (06:00 UTC) keeps publishing: a warning after 26 hours (one
+# missed run, with slack), stale after 48 (two). Judged on when the snapshot was last
+# materialized, not on its `as_of`, so a data dir pinned to the demo's clock is as fresh as its
+# last build (docs/dagster.md).
+SNAPSHOT_FRESHNESS = dg.FreshnessPolicy.time_window(
+    fail_window=timedelta(hours=48), warn_window=timedelta(hours=26)
+)
+
 
 @dg.asset(
-    deps=[units, entity_mentions, signal_themes, entity_profiles, theme_profiles, unit_embeddings],
+    deps=[
+        UNITS_TABLE,
+        ENTITIES_TABLE,
+        SIGNAL_ENTITIES_TABLE,
+        UNIT_ENTITIES_TABLE,
+        signal_themes,
+        entity_profiles,
+        theme_profiles,
+        unit_embeddings,
+    ],
     group_name="publish",
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
         "details, entity profiles and themes pre-rendered as JSON, the trend tables, units, "
         "the search indexes (FAISS over the unit vectors, tantivy BM25 over their text), and "
         "a manifest with row counts and checksums. Staged, not yet served: `STAGED` names it; "
-        "`static_site` publishes it once the checks below have passed."
+        "`static_site` publishes it once the checks below have passed. Also numbers new and "
+        "changed signals for the change feed (the `change_state` table). Fresh while it was "
+        "materialized in the last 26 hours (a warning after that, stale after 48)."
     ),
-    owners=["team:data-engineering"],
+    owners=[_TEAM],
     # Parquet tables, the FAISS index (and tantivy's), and the DuckDB catalog it refreshes
     kinds={"parquet", "faiss", "duckdb"},
+    freshness_policy=SNAPSHOT_FRESHNESS,
 )
 def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
@@ -112,9 +140,9 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "units": served_units.height,
             "signals_without_central_statement": signal_frame.height - served.height,
             "changed_signals": published.changed,
-            "last_12_weeks": dg.MetadataValue.md(markdown_table(weekly)),
-            "tables": dg.MetadataValue.md(markdown_table(tables)),
-        }
+            "last_12_weeks": native_table(weekly),
+            "tables": native_table(tables, max_rows=30),
+        },
     )
 
 

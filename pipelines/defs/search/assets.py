@@ -11,8 +11,8 @@ import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.schema import UNIT_EMBEDDINGS, UNITS
-from pipelines.defs.decompose.assets import units
-from pipelines.metadata import markdown_table
+from pipelines.defs.decompose.assets import UNITS_TABLE
+from pipelines.metadata import column_schema, native_table, table_metadata
 from pipelines.resources import AimiResource
 from warehouse.tables import read_table, write_table
 
@@ -37,7 +37,8 @@ def embed_missing(
 
 
 @dg.asset(
-    deps=[units],
+    deps=[UNITS_TABLE],
+    metadata={"dagster/column_schema": column_schema(UNIT_EMBEDDINGS)},
     group_name="search",
     description=(
         "A unit-length MiniLM vector (all-MiniLM-L6-v2, 384 dimensions) per verified unit, "
@@ -62,10 +63,10 @@ def unit_embeddings(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     )
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": table.height,
+            **table_metadata(table),
             "units_embedded": embedded,
             "reused": table.height - embedded,
             "dimensions": int(table.schema["vector"].shape[0]),  # type: ignore[attr-defined]
-            "by_role": dg.MetadataValue.md(markdown_table(by_role)),
+            "by_role": native_table(by_role),
         }
     )

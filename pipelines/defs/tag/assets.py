@@ -1,9 +1,11 @@
-"""The ``entity_mentions`` and ``signal_themes`` assets: who and what each signal is about."""
+"""The tag group: who and what each signal is about. The ``entity_mentions`` step materializes
+the three tables it writes (``entities``, ``signal_entities``, ``unit_entities``);
+``signal_themes`` labels signals with the 12 themes."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import dagster as dg
 import polars as pl
@@ -21,10 +23,17 @@ from analytics.entity_review import (
     reviewed_set,
 )
 from analytics.linking import EntityIndex, Linker
-from analytics.schema import ENTITIES, SIGNAL_THEMES, SIGNALS, UNITS
+from analytics.schema import (
+    ENTITIES,
+    SIGNAL_ENTITIES,
+    SIGNAL_THEMES,
+    SIGNALS,
+    UNIT_ENTITIES,
+    UNITS,
+)
 from analytics.themes import tag_themes
-from pipelines.defs.decompose.assets import signals, units
-from pipelines.metadata import markdown_table
+from pipelines.defs.decompose.assets import UNITS_TABLE, signals
+from pipelines.metadata import column_schema, native_table, table_metadata, warehouse_table
 from pipelines.resources import AimiResource, LazyEmbedder
 from warehouse.entity_reviews import read_entity_reviews
 from warehouse.given_names import load_given_names
@@ -58,21 +67,53 @@ def entities_frame(entities: list[Entity], status: Mapping[str, str] | None = No
     ).sort("entity_id")
 
 
-@dg.asset(
-    deps=[signals, units],
+_TEAM = "team:data-engineering"
+
+ENTITIES_TABLE = warehouse_table(
+    "entities",
+    schema=ENTITIES,
+    deps=(signals, UNITS_TABLE),
     group_name="tag",
+    owner=_TEAM,
     description=(
         "Entities: the registry (`registry/entities.yaml`, or `AIMI_REGISTRY`) with the "
         "decisions of `aimi entities review` applied (approved names, merged aliases, rejected "
         "names), plus names discovered in the corpus — cleaned, typed, attached to their "
-        "family; those seen in ≥ 3 signals on ≥ 2 days from ≥ 2 domains join the reviewed set "
-        "— and their mentions, per signal (title and text: cards and analytics) and per unit "
-        "(the unit's own text: `Unit.entities` and the search filter)."
+        "family; those seen in ≥ 3 signals on ≥ 2 days from ≥ 2 domains join the reviewed set."
     ),
-    owners=["team:data-engineering"],
-    kinds={"polars", "parquet"},
 )
-def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+SIGNAL_ENTITIES_TABLE = warehouse_table(
+    "signal_entities",
+    schema=SIGNAL_ENTITIES,
+    deps=(signals, UNITS_TABLE),
+    group_name="tag",
+    owner=_TEAM,
+    description=(
+        "Entity mentions per signal (title and text): what the cards, the entity profiles and "
+        "the trend analytics count."
+    ),
+)
+UNIT_ENTITIES_TABLE = warehouse_table(
+    "unit_entities",
+    schema=UNIT_ENTITIES,
+    deps=(signals, UNITS_TABLE),
+    group_name="tag",
+    owner=_TEAM,
+    description=(
+        "Entity mentions per unit (the unit's own text): `Unit.entities` and the search "
+        "filter `entity_ids`."
+    ),
+)
+
+
+@dg.multi_asset(
+    name="entity_mentions",
+    specs=[ENTITIES_TABLE, SIGNAL_ENTITIES_TABLE, UNIT_ENTITIES_TABLE],
+    description="Discover and link entities: the entity table and their mentions.",
+)
+def entity_mentions(
+    context: AssetExecutionContext, aimi: AimiResource
+) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
     registry = load_registry(registry_path())
@@ -98,7 +139,8 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     unit_entities = linker.link_units(
         read_table(data, "units", UNITS), signal_mentions=signal_entities
     )
-    write_table(data, "entities", entities_frame(everything, status))
+    entity_table = entities_frame(everything, status)
+    write_table(data, "entities", entity_table)
     write_table(data, "signal_entities", signal_entities)
     write_table(data, "unit_entities", unit_entities)
     counts = Counter(status.values())
@@ -121,24 +163,41 @@ def entity_mentions(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
         .with_columns(pl.col("entity_id").replace_strict(names).alias("name"))
         .select("name", "entity_id", "signals")
     )
-    return dg.MaterializeResult(
+    yield dg.MaterializeResult(
+        asset_key=ENTITIES_TABLE.key,
         metadata={
-            "dagster/row_count": signal_entities.height,
+            **table_metadata(entity_table),
             "registry_entities": counts[REGISTRY],
             "approved_entities": counts[APPROVED],
             "discovered_entities": len(discovered),
             "accepted_entities": counts[ACCEPTED],
             "merged_names": len(known.merged),
             "rejected_names": len(known.rejected),
-            "unit_mentions": unit_entities.height,
+            "by_status_and_type": native_table(
+                entity_table.group_by("status", "type").len("entities").sort("status", "type")
+            ),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=SIGNAL_ENTITIES_TABLE.key,
+        metadata={
+            **table_metadata(signal_entities),
             "signals_with_an_entity": signal_entities["signal_id"].n_unique(),
-            "top_entities": dg.MetadataValue.md(markdown_table(top)),
-        }
+            "top_entities": native_table(top),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=UNIT_ENTITIES_TABLE.key,
+        metadata={
+            **table_metadata(unit_entities),
+            "units_with_an_entity": unit_entities["unit_id"].n_unique(),
+        },
     )
 
 
 @dg.asset(
     deps=[signals],
+    metadata={"dagster/column_schema": column_schema(SIGNAL_THEMES)},
     group_name="tag",
     description=(
         "Theme labels per signal on both axes (the 12 canonical labels only): MiniLM "
@@ -160,7 +219,7 @@ def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
     todo = signal_frame.join(kept.select("signal_id"), on="signal_id", how="anti")
     fresh = pl.DataFrame(schema=SIGNAL_THEMES)
     if todo.height:
-        tagged = tag_themes(todo, LazyEmbedder(), load_theme_taxonomy())
+        tagged = tag_themes(todo, LazyEmbedder("theme tagging"), load_theme_taxonomy())
         fresh = tagged.join(todo.select("signal_id", "content_hash"), on="signal_id").select(
             SIGNAL_THEMES.names()
         )
@@ -185,9 +244,9 @@ def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
     )
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": table.height,
+            **table_metadata(table),
             "tagged": fresh.height,
             "kept": kept.height,
-            "labels": dg.MetadataValue.md(markdown_table(counts.sort("axis", "label"))),
+            "labels": native_table(counts.sort("axis", "label"), max_rows=30),
         }
     )
