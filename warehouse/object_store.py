@@ -446,6 +446,9 @@ def pull_current(data: DataDir, store: ObjectStore, *, snapshot_id: str | None =
     remote = snapshot_id or store.current_id()
     if remote is None:
         return Pulled(None, "none")
+    if "/" in remote or "\\" in remote or remote.startswith("."):
+        # it becomes a folder name here: never a path out of the snapshots folder
+        raise SnapshotError(f"{store.url}: CURRENT names {remote!r}, which is no snapshot id")
     if current_snapshot_id(data) == remote:
         return Pulled(remote, "current")
     with file_lock(data.root / ".pull.lock"):

@@ -212,6 +212,17 @@ def test_a_manifest_naming_a_path_outside_the_folder_is_refused(
     assert not (tmp_path / "evil").exists() and current_snapshot_id(replica) is None
 
 
+def test_a_pointer_that_is_no_snapshot_id_is_refused(
+    tmp_path: Path, s3: S3Server, store: ObjectStore
+) -> None:
+    replica = DataDir(tmp_path / "replica")
+    for bad in ("../../outside", ".pulling-x", "a/b"):
+        s3.client().put_object(Bucket=s3.bucket, Key=store.url.key("CURRENT"), Body=bad.encode())
+        with pytest.raises(SnapshotError, match="which is no snapshot id"):
+            pull_current(replica, store)
+    assert not (tmp_path / "outside").exists() and current_snapshot_id(replica) is None
+
+
 def test_the_pointer_never_names_a_snapshot_the_store_does_not_hold(
     tmp_path: Path, store: ObjectStore
 ) -> None:
