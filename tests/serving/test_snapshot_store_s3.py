@@ -67,3 +67,27 @@ def test_a_failed_upload_publishes_nowhere(
     with pytest.raises(ObjectStoreError, match="no-such-bucket"):
         publish(builder, corpus.extended)
     assert current_snapshot_id(DataDir(builder)) == first
+
+
+def test_snapshots_push_uploads_the_current_snapshot_and_says_what_it_sent(
+    tmp_path: Path, s3_env: S3Server, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    builder = tmp_path / "builder"
+    first = publish(builder, corpus.tables)  # published before the store was configured
+    runner = CliRunner()
+    unset = runner.invoke(app, ["snapshots", "push", "--data-dir", str(builder)])
+    assert unset.exit_code == 1 and "set AIMI_SNAPSHOT_STORE" in unset.output
+    url = f"s3://{s3_env.bucket}/push"
+    monkeypatch.setenv("AIMI_SNAPSHOT_STORE", url)
+    pushed = runner.invoke(app, ["snapshots", "push", "--data-dir", str(builder)])
+    assert pushed.exit_code == 0, pushed.output
+    assert f"{url}: CURRENT → {first} (" in pushed.output
+    assert ObjectStore(url).current_id() == first
+    again = runner.invoke(app, ["snapshots", "push", "--data-dir", str(builder)])
+    assert "(0 files, 0.0 MB sent" in again.output  # already there: only the pointer moves
+    empty = runner.invoke(app, ["snapshots", "push", "--data-dir", str(tmp_path / "empty")])
+    assert empty.exit_code == 1 and "nothing is published yet" in empty.output
