@@ -78,12 +78,39 @@ def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _search_path(data_dir: DataDir) -> str:
+    """The ``SET file_search_path`` statement that resolves the catalog's relative paths."""
+    return f"SET file_search_path = {_quote(str(data_dir.root.resolve()))}"
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to the data dir when it is inside it (it always is, unless a snapshot
+    folder was linked in from elsewhere), else absolute."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def open_catalog(data_dir: DataDir) -> duckdb.DuckDBPyConnection:
+    """``catalog.duckdb`` opened read-only, with its relative paths resolved against the data
+    dir (wherever it is now: a copied or moved data dir works without a rebuild) and times
+    shown in UTC, as the warehouse stores them."""
+    con = duckdb.connect(str(data_dir.catalog), read_only=True)
+    con.execute(_search_path(data_dir))
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
 def refresh_catalog(data_dir: DataDir) -> Path:
     """Rebuild ``catalog.duckdb``: one view per warehouse table, plus ``served_*`` views over the
     current snapshot's tables.
 
-    The catalog is built in a temporary file and renamed over the old one, so a notebook that
-    holds the old catalog open never blocks a build.
+    Views name their Parquet files relative to the data dir (``warehouse/signals.parquet``), so
+    a copied data dir needs no rebuild: open it with ``open_catalog``, or ``SET
+    file_search_path`` to the data dir (DuckDB otherwise resolves them against the working
+    directory). The catalog is built in a temporary file and renamed over the old one, so a
+    notebook that holds the old catalog open never blocks a build.
     """
     data_dir.root.mkdir(parents=True, exist_ok=True)
     views: list[tuple[str, Path]] = []
@@ -100,10 +127,10 @@ def refresh_catalog(data_dir: DataDir) -> Path:
     Path(tmp).unlink()  # duckdb creates the file itself
     try:
         with duckdb.connect(tmp) as con:
+            con.execute(_search_path(data_dir))  # a view's file is read when it is created
             for view, path in views:
-                con.execute(
-                    f"CREATE VIEW {view} AS SELECT * FROM read_parquet({_quote(str(path))})"
-                )
+                relative = _quote(_relative(path, data_dir.root))
+                con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet({relative})")
         os.replace(tmp, data_dir.catalog)
     finally:
         Path(tmp).unlink(missing_ok=True)

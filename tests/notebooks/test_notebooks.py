@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbformat import NotebookNode
 
 from warehouse.paths import DataDir
+from warehouse.tables import open_catalog
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-NAMES = ("01_explore_warehouse.ipynb", "02_entity_trends.ipynb", "03_search_playground.ipynb")
+NAMES = (
+    "01_explore_warehouse.ipynb",
+    "02_entity_trends.ipynb",
+    "03_search_playground.ipynb",
+    "04_themes.ipynb",
+)
 # Per cell; the slowest is 03's setup (MiniLM load and the snapshot's checksums), a few seconds.
 CELL_TIMEOUT_S = 60
 PROBE = "probe"
@@ -67,7 +73,7 @@ def probed(cells: dict[str, NotebookNode]) -> Any:
 
 
 def query(data_dir: DataDir, sql: str) -> list[tuple[Any, ...]]:
-    with duckdb.connect(str(data_dir.catalog), read_only=True) as con:
+    with open_catalog(data_dir) as con:
         return con.sql(sql).fetchall()
 
 
@@ -126,6 +132,8 @@ print(json.dumps({
 } | {"first": first}))
 """
     cells = run("03_search_playground.ipynb", demo_data_dir, monkeypatch, probe=probe)
+    for plot in ("scores-plot", "timeline-plot"):
+        assert len(shown(cells[plot], "image/png")) == 1, plot
     state = probed(cells)
     for name in ("hits", "claims", "similar"):
         assert state[name], name
@@ -139,6 +147,47 @@ print(json.dumps({
     assert all("Regulatory & Legal" in labels for (labels,) in themes)
     assert state["first"] == state["hits"][0]["unit_id"]
     assert state["first"] not in {hit["unit_id"] for hit in state["similar"]}
+
+
+def test_themes_on_a_copied_data_dir(
+    demo_data_dir: DataDir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The themes notebook shows the demo's planted shift (Regulatory & Legal up, Capital &
+    Investment down, DESIGN's demo corpus) and the co-occurrence the warehouse holds; it runs on
+    a copy of the data dir somewhere else, whose catalog was never rebuilt: its views' paths are
+    relative to the data dir."""
+    copy = DataDir(tmp_path / "copied" / "data")
+    shutil.copytree(
+        demo_data_dir.root, copy.root, ignore=shutil.ignore_patterns("inbox", "dagster", "*.lock")
+    )
+    # nothing in the copy's catalog leads back to the original
+    views = query(copy, "SELECT sql FROM duckdb_views() WHERE NOT internal")
+    assert views and not any(str(demo_data_dir.root) in sql for (sql,) in views)
+    probe = """
+import json
+print(json.dumps({"movers": movers["theme"].to_list(), "change": movers["change_pp"].to_list(),
+                  "labels": labels, "matrix": matrix, "theme": THEME}))
+"""
+    cells = run("04_themes.ipynb", copy, monkeypatch, probe=probe)
+    for plot in ("weekly-plot", "movers", "rise", "heatmap"):
+        assert len(shown(cells[plot], "image/png")) == 1, plot
+    state = probed(cells)
+    assert state["theme"] == "Regulatory & Legal"
+    assert state["movers"][0] == "Regulatory & Legal" and state["change"][0] > 10
+    assert state["movers"][-1] == "Capital & Investment" and state["change"][-1] < -10
+    [(direction,)] = query(
+        copy, "SELECT direction FROM theme_trends WHERE key = 'Regulatory & Legal'"
+    )
+    assert direction == "Rising"
+    # the heatmap is the co-occurrence table, symmetric, with each theme's count on the diagonal
+    labels, matrix = state["labels"], state["matrix"]
+    assert len(labels) == 12 and all(
+        matrix[i][j] == matrix[j][i] for i in range(12) for j in range(12)
+    )
+    for a, b, count in query(copy, "SELECT key_a, key_b, count FROM theme_cooccurrence"):
+        assert matrix[labels.index(a)][labels.index(b)] == count
+    for key, count in query(copy, "SELECT key, signal_count FROM theme_trends"):
+        assert matrix[labels.index(key)][labels.index(key)] == count
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -4,14 +4,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 import pytest
 
 from analytics.schema import SOURCES
 from warehouse.ingest import ingest_paths
 from warehouse.paths import DataDir
-from warehouse.tables import read_table
+from warehouse.tables import open_catalog, read_table
 
 
 def rec(n: int, **overrides: Any) -> dict[str, Any]:
@@ -149,7 +148,7 @@ def test_unchanged_files_are_skipped_when_asked(data: DataDir, tmp_path: Path) -
 def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1)), "{bad"])
     ingest_paths(data, [src], progress=False)
-    with duckdb.connect(str(data.catalog), read_only=True) as con:
+    with open_catalog(data) as con:
         views = {
             row[0]
             for row in con.execute(
@@ -160,7 +159,7 @@ def test_catalog_has_a_view_per_table(data: DataDir, tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (1,)
     # a later write replaces the file under the same view: the catalog sees the new rows
     ingest_paths(data, [write_jsonl(tmp_path / "b.jsonl", [json.dumps(rec(2))])], progress=False)
-    with duckdb.connect(str(data.catalog), read_only=True) as con:
+    with open_catalog(data) as con:
         assert con.execute("SELECT count(*) FROM sources").fetchone() == (2,)
 
 
@@ -186,5 +185,5 @@ def test_editing_a_sidecar_makes_the_inbox_read_its_file_again(
 
 def test_a_clean_ingest_still_has_an_empty_quarantine(data: DataDir, tmp_path: Path) -> None:
     ingest_paths(data, [write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1))])], progress=False)
-    with duckdb.connect(str(data.catalog), read_only=True) as con:
+    with open_catalog(data) as con:
         assert con.execute("SELECT count(*) FROM quarantine").fetchone() == (0,)

@@ -1,0 +1,35 @@
+"""The catalog's views name their files relative to the data dir: a copied or moved data dir
+answers from its own files, without a rebuild."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from warehouse.paths import DataDir
+from warehouse.tables import open_catalog, write_table
+
+
+def test_a_moved_data_dir_answers_from_its_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = DataDir(tmp_path / "built")
+    write_table(data, "signals", pl.DataFrame({"signal_id": ["sig_a", "sig_b"]}))
+    with duckdb.connect(str(data.catalog), read_only=True) as con:
+        [(sql,)] = con.sql("SELECT sql FROM duckdb_views() WHERE view_name = 'signals'").fetchall()
+    assert "'warehouse/signals.parquet'" in sql and str(tmp_path) not in sql
+
+    moved = DataDir(tmp_path / "elsewhere" / "copy")
+    shutil.copytree(data.root, moved.root)
+    shutil.rmtree(data.root)  # nothing left to point at
+    monkeypatch.chdir(tmp_path)  # and the working directory is not the data dir
+    with open_catalog(moved) as con:
+        assert con.sql("SELECT count(*) FROM signals").fetchall() == [(2,)]
+    # the copy is its own: a write to it shows, without refreshing its catalog
+    write_table(moved, "signals", pl.DataFrame({"signal_id": ["sig_c"]}))
+    with open_catalog(moved) as con:
+        assert con.sql("SELECT signal_id FROM signals").fetchall() == [("sig_c",)]
