@@ -66,13 +66,32 @@ def snapshots_rollback(
     data_dir: DataDirOption = None,
 ) -> None:
     """Serve an earlier snapshot again, after verifying every table and file of it; a running
-    API swaps to it within seconds, as to a new one. The next build publishes over it."""
+    API swaps to it within seconds, as to a new one. The next build publishes over it. With
+    AIMI_SNAPSHOT_STORE, the store's CURRENT moves too, and every replica follows."""
+    from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
+    from warehouse.settings import load_settings
+    from warehouse.snapshot import open_current
+
+    data = data_dir_of(data_dir)
     try:
-        rollback(data_dir_of(data_dir), snapshot_id)
+        rollback(data, snapshot_id)
     except SnapshotError as exc:
         echo(f"aimi snapshots rollback: {exc}", err=True)
         raise typer.Exit(1) from None
     echo(f"CURRENT → {snapshot_id}")
+    # a server with the store set follows the store's pointer: without this it would bring
+    # this data dir back to the store's snapshot at its next poll
+    store = open_object_store(load_settings().snapshot_store)
+    if store is None:
+        return
+    try:
+        opened = open_current(data, verify=False)  # verified by the rollback just now
+        assert opened is not None
+        push_snapshot(store, opened)
+    except (SnapshotError, ObjectStoreError) as exc:
+        echo(f"aimi snapshots rollback: {store.url} not moved: {exc}", err=True)
+        raise typer.Exit(1) from None
+    echo(f"{store.url}: CURRENT → {snapshot_id}")
 
 
 @snapshots_app.command("prune")

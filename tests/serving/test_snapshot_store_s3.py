@@ -91,3 +91,24 @@ def test_snapshots_push_uploads_the_current_snapshot_and_says_what_it_sent(
     assert "(0 files, 0.0 MB sent" in again.output  # already there: only the pointer moves
     empty = runner.invoke(app, ["snapshots", "push", "--data-dir", str(tmp_path / "empty")])
     assert empty.exit_code == 1 and "nothing is published yet" in empty.output
+
+
+def test_a_rollback_moves_the_store_too(
+    tmp_path: Path, s3_env: S3Server, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Else a server following the store would undo it at its next poll."""
+    from typer.testing import CliRunner
+
+    from serving.cli import app
+
+    url = f"s3://{s3_env.bucket}/rollback"
+    monkeypatch.setenv("AIMI_SNAPSHOT_STORE", url)
+    builder = tmp_path / "builder"
+    first = publish(builder, corpus.tables)
+    second = publish(builder, corpus.extended)
+    store = ObjectStore(url)
+    assert store.current_id() == second
+    rolled = CliRunner().invoke(app, ["snapshots", "rollback", first, "--data-dir", str(builder)])
+    assert rolled.exit_code == 0, rolled.output
+    assert f"{url}: CURRENT → {first}" in rolled.output
+    assert store.current_id() == current_snapshot_id(DataDir(builder)) == first
