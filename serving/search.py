@@ -123,7 +123,7 @@ class SearchIndex:
     """A snapshot's search rows, vectors (memory-mapped) and lexical index."""
 
     def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
-        frame = opened.read_table("search_units")
+        frame = _search_frame(opened)
         self.size = frame.height
         self.unit_ids: list[str] = frame["unit_id"].to_list()
         self.row_of = dict(zip(self.unit_ids, range(self.size), strict=True))
@@ -160,10 +160,11 @@ class SearchIndex:
             self.copy_group[rows_in_order] = np.repeat(
                 np.arange(len(starts)), np.diff(np.append(starts, len(rows_in_order)))
             )
-        self.theme_rows = _rows_by_member(frame["themes"])
-        self.entity_rows = _rows_by_member(frame["entity_ids"])
-        self.unit_json: list[bytes] = frame["unit_json"].to_list()
-        self.citation_json: list[bytes] = frame["citation_json"].to_list()
+        self.theme_rows = rows_by_member(frame["themes"])
+        self.entity_rows = rows_by_member(frame["entity_ids"])
+        # kept as columns, read per hit: a million Python bytes objects took seconds at open
+        self.unit_json: pl.Series = frame["unit_json"]
+        self.citation_json: pl.Series = frame["citation_json"]
         self.as_of_us = int(as_of.timestamp() * 1_000_000)
         params: dict[str, Any] = opened.manifest.metadata.get("search", {})
         try:
@@ -184,9 +185,17 @@ class SearchIndex:
         # the title-match leg: the title index, and each signal's rows in row order
         self.titles = files.titles
         self.title_searcher = None if self.titles is None else self.titles.searcher()
-        by_signal = np.argsort(self.signal_code, kind="stable")
-        bounds = np.flatnonzero(np.diff(self.signal_code[by_signal])) + 1
-        self.signal_rows: list[Int64Array] = np.split(by_signal, bounds) if self.size else []
+        # each signal's rows, in row order: signal c's are by_signal[starts[c]:starts[c + 1]]
+        # (one array, not one per signal: 270,000 small arrays took seconds at open)
+        self.by_signal = np.argsort(self.signal_code, kind="stable")
+        self.signal_starts = np.searchsorted(
+            self.signal_code[self.by_signal], np.arange(int(self.signal_code.max(initial=-1)) + 2)
+        )
+
+    def signal_rows(self, code: int) -> Int64Array:
+        """The rows of the signal with ``code``, ascending."""
+        rows: Int64Array = self.by_signal[self.signal_starts[code] : self.signal_starts[code + 1]]
+        return rows
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -356,7 +365,7 @@ class SearchIndex:
                 matched.append((-common / max(len(wanted), len(title_terms)), int(first_row)))
         ranks: dict[int, int] = {}
         for rank, (_overlap, first_row) in enumerate(sorted(matched), start=1):
-            rows = self.signal_rows[int(self.signal_code[first_row])]
+            rows = self.signal_rows(int(self.signal_code[first_row]))
             for row in rows.tolist() if mask is None else rows[mask[rows]].tolist():
                 ranks[row] = rank
         return ranks
@@ -531,7 +540,7 @@ class SearchIndex:
         ]
 
 
-def _rows_by_member(lists: pl.Series) -> dict[str, Int64Array]:
+def rows_by_member(lists: pl.Series) -> dict[str, Int64Array]:
     """For list-valued columns: each value → the rows holding it, ascending (vectorized: a
     Python loop over a million rows' lists took seconds at open)."""
     pairs = pl.DataFrame(
@@ -549,6 +558,16 @@ def _rows_by_member(lists: pl.Series) -> dict[str, Int64Array]:
     starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     values: list[str] = pairs["value"].unique().sort().to_list()  # in code order
     return dict(zip(values, np.split(rows, starts[1:]), strict=True))
+
+
+def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:
+    """The snapshot's ``search_units`` without the texts the lexical index holds (they are
+    read only to mark copies in a snapshot published before copies were marked)."""
+    path = opened.table_path("search_units")
+    names = pl.read_parquet_schema(path)
+    if COPY_OF not in names:
+        return pl.read_parquet(path)
+    return pl.read_parquet(path, columns=[n for n in names if n not in ("text", "title")])
 
 
 def _ranks(column: pl.Series, method: Literal["ordinal", "dense"]) -> Int64Array:

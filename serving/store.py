@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 
 from analytics.entities import Entity, entity_from_row
 from analytics.linking import EntityIndex
@@ -25,7 +26,7 @@ from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
 from serving.catalog import EntityCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
-from serving.search import SearchIndex
+from serving.search import SearchIndex, rows_by_member
 from warehouse.object_store import SnapshotPuller
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
@@ -143,14 +144,14 @@ class LoadedSnapshot:
                 content_type: np.flatnonzero(content_types == content_type).astype(np.int64)
                 for content_type in CONTENT_TYPES
             },
-            rows_by_entity=_rows_by_member(frame["entity_ids"].to_list()),
-            rows_by_theme=_rows_by_member(
-                [
-                    [*(vc or []), *(mf or [])]
-                    for vc, mf in zip(
-                        frame["value_chain"].to_list(), frame["market_force"].to_list(), strict=True
+            rows_by_entity=rows_by_member(frame["entity_ids"]),
+            rows_by_theme=rows_by_member(
+                frame.select(
+                    pl.concat_list(
+                        pl.col(axis).fill_null(pl.lit([], dtype=pl.List(pl.String)))
+                        for axis in ("value_chain", "market_force")
                     )
-                ]
+                ).to_series()
             ),
             search_text=frame["search_text"].to_list(),
             entity_index=EntityIndex(_entities(opened)),
@@ -291,15 +292,6 @@ class ChangedPage:
     cards: list[bytes]
     has_more: bool
     last_seq: int | None
-
-
-def _rows_by_member(lists: list[list[str] | None]) -> dict[str, Int64Array]:
-    """For list-valued columns: each value → the rows holding it, ascending."""
-    rows: dict[str, list[int]] = {}
-    for row, values in enumerate(lists):
-        for value in set(values or []):
-            rows.setdefault(value, []).append(row)
-    return {value: np.asarray(found, dtype=np.int64) for value, found in rows.items()}
 
 
 def _entities(opened: OpenedSnapshot) -> list[Entity]:
