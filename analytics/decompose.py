@@ -2,7 +2,7 @@
 
 ``LexicalDecomposer`` (``lexical-1``) is the first extractor: one central statement (``thesis``
 for an analysis, ``synopsis`` for an event) and atomic ``claim`` sentences; sources ingested
-before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-3``) is the current one: the central
+before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-4``) is the current one: the central
 statement by embedding centrality among the sentences that stand on their own
 (``analytics.standalone``; a leading discourse marker is dropped), in transcripts among the
 guests' sentences rather than the host's questions and framing, 3 to 6 MMR-chosen arguments
@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from analytics.claims import MAX_CLAIM_WORDS, MIN_CLAIM_WORDS, atomic_spans, claim_weight
 from analytics.claims import is_factual as is_factual_claim
@@ -65,8 +66,10 @@ __all__ = [
 
 EXTRACTION_VERSION = "lexical-1"
 # embed-3 (issue 17): central statements that stand on their own, and in transcripts the
-# guests' sentences rather than the host's questions and framing
-CURRENT_EXTRACTION_VERSION = "embed-3"
+# guests' sentences rather than the host's questions and framing; embed-4 (issue 17, round
+# three): in long documents, the strict standalone reading and the point bias, and the host
+# found by words as well as questions
+CURRENT_EXTRACTION_VERSION = "embed-4"
 # Spec §2.3: sources ingested from this instant on get the current extraction.
 EXTRACTION_CUTOVER = datetime(2026, 4, 28, tzinfo=UTC)
 
@@ -254,16 +257,58 @@ _META = re.compile(
     r"|\b(?:brought to you by|sponsored by|(?:our|today'?s) sponsors?\b|promo code)",
     re.I,
 )
-# a speaker whose sentences are questions at least this often is the host (an interviewer)
-HOST_QUESTION_SHARE = 0.25
+# Long documents (a podcast segment, a long essay) have this many eligible sentences or more:
+# their central statement comes from the strict standalone pool (at least MIN_STRICT_POOL
+# sentences, else the usual one) and its score adds ``_point_bias`` to the centrality.
+LONG_FORM_MIN_SENTENCES = 20
+MIN_STRICT_POOL = 3
+# ``_point_bias`` in units of MiniLM centrality (a segment's close candidates differ by 0.02-0.05):
+# per general or evaluative cue (at most 3), per narrative cue (at most 3), per share of filler
+# words, for a sentence shorter than SHORT_POINT_WORDS, and for talk about the talk
+GENERAL_WEIGHT = 0.02
+NARRATIVE_WEIGHT = 0.04
+FILLER_WEIGHT = 0.5
+SHORT_POINT_WORDS = 12
+SHORT_POINT_PENALTY = 0.05
+META_PENALTY = 0.05
+_GENERAL = re.compile(
+    r"\b(?:is|are|isn['’]t|aren['’]t|should|shouldn['’]t|must|need to|needs to|have to|has to|"
+    r"will|won['’]t|can|can['’]t|cannot|always|never|every|everyone|most|best|biggest|hardest|"
+    r"key|important|matters?|the way to|the reason|the problem|the mistake|the goal)\b",
+    re.I,
+)
+_NARRATIVE = re.compile(
+    r"\b(?:was|were|had|did|went|said|told|asked|got|came|took|saw|thought|knew|felt|became|"
+    r"began|started|decided|called|remember|ago|back then|at the time|that day|first time|"
+    r"one day|wanted|tried|ended up|happened)\b"
+    r"|\b(?:i|we|he|she|they)\s+(?:\w+ly\s+)?\w+ed\b",
+    re.I,
+)
+# talk about the talk: "the thing we should talk about is…", "I often think about…"
+_TALK_ABOUT_TALK = re.compile(
+    r"\b(?:talk(?:ing)? about|think(?:ing)? about|the thing (?:that )?(?:i|we)|what i would|"
+    r"i would say|i'?d say|i guess|my guess|i feel like|to be honest|in my head|for myself)\b",
+    re.I,
+)
+_FILLER = re.compile(
+    r"\b(?:like|kind of|sort of|you know|i mean|um|uh|just|really|actually|basically|"
+    r"literally|stuff|whatever|pretty much|a little bit|gonna|wanna|yeah|okay)\b",
+    re.I,
+)
+# a speaker other than the main one is a host (an interviewer) when their sentences are
+# questions at least this often, or when they say less than this share of the main speaker's words
+HOST_MIN_QUESTION_SHARE = 0.10
+GUEST_MIN_WORD_SHARE = 0.40
 _TERMINAL = re.compile(r"[.!?…][\"'”’)\]]*$")
 _DANGLING = re.compile(r"[:,;(\[—–-]$")
+_GAP = re.compile(r"\[(?:inaudible|crosstalk|unintelligible|indiscernible)\b", re.I)
 
 
 def _is_fragment(sentence: Sentence) -> bool:
-    """A title, a label, a dangling clause or a run-on's tail rather than a statement."""
+    """A title, a label, a dangling clause, a run-on's tail or a transcript line the
+    transcriber could not make out ("[inaudible 00:43:45]") rather than a statement."""
     text = sentence.text
-    if _DANGLING.search(text):
+    if _DANGLING.search(text) or _GAP.search(text):
         return True
     first = text[:1]
     if first.islower() and not text[1:2].isupper():  # "and then..." but not "iPhone"
@@ -323,29 +368,44 @@ def _speakers(text: str, sentences: list[Sentence]) -> list[str | None]:
 
 
 def _hosts(sentences: list[Sentence], speakers: list[str | None]) -> set[str]:
-    """The interviewers of a transcript: speakers whose sentences are questions at least
-    ``HOST_QUESTION_SHARE`` of the time, when someone else asks less (a monologue has no host).
-    """
+    """The interviewers of a transcript. The guest talks most: the speaker with the most words
+    is never a host; any other is one when their sentences are questions at least
+    ``HOST_MIN_QUESTION_SHARE`` of the time, or when they say less than
+    ``GUEST_MIN_WORD_SHARE`` of what the main speaker says (a host's long set-up holds few
+    questions, and a guest who talks at length rarely asks). A monologue has no host."""
     said: Counter[str] = Counter()
+    words: Counter[str] = Counter()
     asked: Counter[str] = Counter()
     for sentence, speaker in zip(sentences, speakers, strict=True):
         if speaker is not None:
             said[speaker] += 1
+            words[speaker] += len(sentence.text.split())
             asked[speaker] += is_question(sentence.text)
-    share = {speaker: asked[speaker] / said[speaker] for speaker in said}
-    hosts = {speaker for speaker, value in share.items() if value >= HOST_QUESTION_SHARE}
-    return hosts if hosts and len(hosts) < len(share) else set()
+    if len(said) < 2:
+        return set()
+    main = max(words, key=lambda speaker: (words[speaker], speaker))
+    return {
+        speaker
+        for speaker in said
+        if speaker != main
+        and (
+            asked[speaker] / said[speaker] >= HOST_MIN_QUESTION_SHARE
+            or words[speaker] < GUEST_MIN_WORD_SHARE * words[main]
+        )
+    }
 
 
-def stands_alone(sentence: Sentence) -> bool:
-    """Readable without the text around it, once a leading discourse marker is dropped."""
-    return leans_on_context(without_marker(sentence.text)) is None
+def stands_alone(sentence: Sentence, *, strict: bool = False) -> bool:
+    """Readable without the text around it, once a leading discourse marker is dropped
+    (``strict``: by the long-form reading of ``analytics.standalone.leans_on_context``)."""
+    return leans_on_context(without_marker(sentence.text), strict=strict) is None
 
 
 def _candidates(text: str) -> tuple[list[Sentence], list[int], list[int]]:
     """The document's sentences, the indices eligible as statements (in a transcript, the
     guests' when they have any: a host's questions, intros and segues are not the point), and
-    those of them that stand alone (the central statement's pool when it is not empty)."""
+    those of them that stand alone (the central statement's pool when it is not empty; in a
+    long document, those that stand alone by the strict reading when there are enough)."""
     sentences = split_document(text)
     eligible = [i for i, s in enumerate(sentences) if _is_statement(s)]
     speakers = _speakers(text, sentences)
@@ -354,7 +414,27 @@ def _candidates(text: str) -> tuple[list[Sentence], list[int], list[int]]:
         guests = [i for i in eligible if speakers[i] not in hosts]
         eligible = guests or eligible
     standalone = [i for i in eligible if stands_alone(sentences[i])]
+    if len(eligible) >= LONG_FORM_MIN_SENTENCES:
+        strict = [i for i in standalone if stands_alone(sentences[i], strict=True)]
+        if len(strict) >= MIN_STRICT_POOL:
+            standalone = strict
     return sentences, eligible, standalone
+
+
+def _point_bias(text: str) -> float:
+    """How much more (or less) like a segment's point than its centrality alone says: a general
+    or evaluative claim ("teams should…", "the hardest part is…") over a story's step ("I was",
+    "we went"), a hedged or filler-laden fragment, or a supporting detail."""
+    words = max(len(_WORD.findall(text)), 1)
+    general = min(len(_GENERAL.findall(text)), 3)
+    narrative = min(len(_NARRATIVE.findall(text)), 3)
+    filler = len(_FILLER.findall(text)) / words
+    bias = GENERAL_WEIGHT * general - NARRATIVE_WEIGHT * narrative - FILLER_WEIGHT * filler
+    if _TALK_ABOUT_TALK.search(text):
+        bias -= META_PENALTY
+    if words < SHORT_POINT_WORDS:
+        bias -= SHORT_POINT_PENALTY
+    return bias
 
 
 def _central_draft(role: str, sentence: Sentence) -> UnitDraft:
@@ -408,7 +488,13 @@ class EmbeddingDecomposer:
         else:
             vectors = self.embed([sentences[i].text for i in eligible])
             allowed = [eligible.index(i) for i in standalone] or None
-            central = eligible[_most_central_row(vectors, allowed)]
+            bias = None
+            if len(eligible) >= LONG_FORM_MIN_SENTENCES:
+                bias = np.array(
+                    [_point_bias(without_marker(sentences[i].text)) for i in eligible],
+                    dtype=np.float32,
+                )
+            central = eligible[_most_central_row(vectors, allowed, bias)]
         units: list[UnitDraft] = []
         used: set[int] = set()
         if central is not None:
@@ -443,15 +529,22 @@ class EmbeddingDecomposer:
         return [draft for _, _, draft in sorted(kept, key=lambda f: f[1])]
 
 
-def _most_central_row(vectors: FloatMatrix, allowed: list[int] | None = None) -> int:
+def _most_central_row(
+    vectors: FloatMatrix,
+    allowed: list[int] | None = None,
+    bias: npt.NDArray[np.float32] | None = None,
+) -> int:
     """Row closest to the document's mean direction, with a mild early-position prior; among
-    the ``allowed`` rows when given (the mean is still every row's)."""
+    the ``allowed`` rows when given (the mean is still every row's); ``bias`` is added to each
+    row's score (long documents: ``_point_bias``)."""
     mean = vectors.mean(axis=0)
     norm = float(np.linalg.norm(mean)) or 1.0
     centrality = vectors @ (mean / norm)
     n = len(vectors)
     prior = 1.0 - POSITION_PRIOR * np.arange(n, dtype=np.float32) / max(n - 1, 1)
     score = centrality * prior
+    if bias is not None:
+        score = score + bias
     if allowed:
         return max(allowed, key=lambda row: (float(score[row]), -row))
     return int(np.argmax(score))

@@ -1,16 +1,19 @@
 """Central statements that lean on missing context: the share of signals whose thesis or
 synopsis cannot stand alone (``analytics.standalone.leans_on_context``: a question, fewer than 6
 words, a leading discourse marker, a leading pronoun whose referent is earlier), by kind of
-source, on the shared podcasts and on the generated demo corpus.
+source, on the shared podcasts and on the generated demo corpus; and the same share by the
+stricter long-form reading (``strict=True``: "the same", "in that case", a third person not
+named, a list announced and not given, a story's set-up).
 
 Usage: .venv/bin/python bench/units_context.py ../shared/data [--episodes 55] [--examples 8]
-    [--json F] [--sample F]
+    [--json F] [--sample F [--exclude JUDGED.json --seed N]]
 
 The podcasts (distinct episodes: some files repeat another's video URL) are ingested, segmented
 into topic segments and decomposed as a build does; the demo corpus is decomposed as generated.
 Prints Markdown for docs/quality.md. ``--sample F`` writes, for hand-judging, every podcast
 segment's central statement with its segment's text (first 4,000 characters; JSON lines,
-seed-shuffled).
+seed-shuffled). With ``--exclude``, the sample leaves out the segments judged in that file
+(every round) and is shuffled with ``--seed`` from the sorted signal ids: a held-out sample.
 """
 
 from __future__ import annotations
@@ -69,26 +72,36 @@ def centrals(data: DataDir, embed: Any) -> pl.DataFrame:
 
 def report(name: str, frame: pl.DataFrame, examples: int, rng: random.Random) -> dict[str, Any]:
     rows = frame.filter(pl.col("central").is_not_null()).with_columns(
-        pl.col("central").map_elements(leans_on_context, return_dtype=pl.String).alias("why")
+        pl.col("central").map_elements(leans_on_context, return_dtype=pl.String).alias("why"),
+        pl.col("central")
+        .map_elements(lambda text: leans_on_context(text, strict=True), return_dtype=pl.String)
+        .alias("strict"),
     )
     out: dict[str, Any] = {"corpus": name, "kinds": {}}
     print(f"\n### {name}\n")
-    print("| kind | signals with a central statement | lean on context | share | by reason |")
-    print("|---|---:|---:|---:|---|")
+    print(
+        "| kind | signals with a central statement | lean on context | share | by reason "
+        "| strict reading: lean | share |"
+    )
+    print("|---|---:|---:|---:|---|---:|---:|")
     for kind in [*sorted(rows["kind"].unique().to_list()), "all"]:
         part = rows if kind == "all" else rows.filter(pl.col("kind") == kind)
         leaning = part.filter(pl.col("why").is_not_null())
+        strict = part.filter(pl.col("strict").is_not_null()).height
         reasons = Counter(leaning["why"].to_list())
         out["kinds"][kind] = {
             "signals": part.height,
             "leaning": leaning.height,
             "share": leaning.height / part.height if part.height else 0.0,
             "reasons": dict(reasons),
+            "leaning_strict": strict,
+            "share_strict": strict / part.height if part.height else 0.0,
         }
         by = ", ".join(f"{r} {n}" for r, n in reasons.most_common())
         print(
             f"| {kind} | {part.height} | {leaning.height} | "
-            f"{leaning.height / max(part.height, 1):.3f} | {by} |"
+            f"{leaning.height / max(part.height, 1):.3f} | {by} | {strict} | "
+            f"{strict / max(part.height, 1):.3f} |"
         )
     shown = rows.filter(pl.col("why").is_not_null()).rows(named=True)
     if shown and examples:
@@ -107,6 +120,10 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=8)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--sample", type=Path, help="write podcast segments for hand-judging")
+    parser.add_argument(
+        "--exclude", type=Path, help="judged JSON whose segments --sample leaves out (held out)"
+    )
+    parser.add_argument("--seed", type=int, default=20261127, help="shuffle seed with --exclude")
     args = parser.parse_args()
     embed = load_minilm()
     rng = random.Random(20261125)
@@ -129,7 +146,15 @@ def main() -> None:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     if args.sample:
         rows = shared.filter(pl.col("central").is_not_null()).rows(named=True)
-        rng.shuffle(rows)
+        if args.exclude:
+            judged = json.loads(args.exclude.read_text(encoding="utf-8"))
+            seen = {j["signal_id"] for r in judged["rounds"] for j in r["judgments"]}
+            rows = sorted(
+                (r for r in rows if r["signal_id"] not in seen), key=lambda r: r["signal_id"]
+            )
+            random.Random(args.seed).shuffle(rows)
+        else:
+            rng.shuffle(rows)
         with args.sample.open("w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(

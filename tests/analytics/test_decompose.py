@@ -278,7 +278,7 @@ def _served_order(units: list[UnitDraft]) -> None:
 
 def test_versions_and_cutover() -> None:
     assert EXTRACTION_VERSION == "lexical-1"
-    assert CURRENT_EXTRACTION_VERSION == "embed-3"
+    assert CURRENT_EXTRACTION_VERSION == "embed-4"
     current, earlier = LexicalDecomposer(), LexicalDecomposer()
     before = datetime(2026, 4, 27, 23, 59, tzinfo=UTC)
     assert decomposer_for(before, current=current, earlier=earlier) is earlier
@@ -489,3 +489,77 @@ def test_a_lead_that_leans_on_context_gives_way_to_one_that_stands_alone() -> No
     )
     units = EmbeddingDecomposer(HashEmbedder()).decompose("event", text)
     assert units[0].text.startswith("Nvidia reported record data-center revenue")
+
+
+# --- long-form speech: the guest's point, not a story's step (issue 17, round three) ---------
+
+
+class SameEmbedder:
+    """Every text the same vector: centrality ties, so the choice is the extractor's own
+    preferences (the early-position prior and the long-form point bias)."""
+
+    def __call__(self, texts: object) -> FloatMatrix:
+        import numpy as np
+
+        count = len(list(texts))  # type: ignore[call-overload]
+        rows = np.zeros((count, EMBEDDING_DIM), dtype=np.float32)
+        rows[:, 0] = 1.0
+        return rows
+
+
+_STORY = [
+    "I remember the week we launched the first version of the product in Berlin.",
+    "We went to every meetup in town and we told people about the beta.",
+    "My cofounder called me at midnight because the servers had crashed again.",
+    "The team worked through the weekend and we fixed the database problem.",
+    "He said the launch was the hardest week of his whole career.",
+]
+_FILLER_TALK = [
+    "I mean, we kind of just tried a bunch of stuff, you know, to see what works.",
+    "We were sort of, like, figuring it out as we went along with the team.",
+]
+_POINT = (
+    "Founders should talk to customers every week because usage data alone hides why people leave."
+)
+
+
+def _long_interview(guest_lines: list[str]) -> str:
+    host = [
+        "Lena Host (00:00:01): Today we want to cover how you found your first customers.",
+        "Lena Host (00:00:09): I spent a lot of time reading about your early years there.",
+        "Lena Host (00:00:15): Tell me about the first year.",
+    ]
+    body = [f"Omar Guest (00:{10 + i:02d}:00): {line}" for i, line in enumerate(guest_lines)]
+    return "\n".join([*host, *body]) + "\n"
+
+
+def test_in_a_long_segment_the_guests_general_claim_beats_a_storys_step() -> None:
+    lines = [*_STORY, *_FILLER_TALK, *_STORY[1:], _POINT, *_STORY[2:], *_FILLER_TALK, *_STORY]
+    assert len(lines) >= 20
+    text = _long_interview(lines)
+    units = EmbeddingDecomposer(SameEmbedder()).decompose("analysis", text)
+    assert units[0].role == "thesis"
+    assert units[0].text == _POINT
+    _assert_well_formed(units, text)
+
+
+def test_a_host_with_a_long_set_up_and_few_questions_is_still_the_host() -> None:
+    # the host's set-up has no question mark; the guest asks rhetorical questions
+    text = (
+        "Lena Host (00:00:01): Data centers everywhere are now limited by the power they can draw "
+        "from the grid.\n"
+        "Lena Host (00:00:09): Utilities take years to connect a new campus to the network.\n"
+        "Omar Guest (00:00:20): Why does that matter so much? Because compute follows power.\n"
+        "Omar Guest (00:00:31): Power contracts decide where the next generation of models "
+        "gets trained.\n"
+        "Omar Guest (00:00:40): What do the labs do about it? They sign nuclear deals early.\n"
+        "Omar Guest (00:00:52): Every lab that wants to train frontier models needs its own "
+        "power plant within five years.\n"
+        "Omar Guest (00:01:05): Grid queues in Texas already run past four years for new sites.\n"
+        "Omar Guest (00:01:15): Gas turbines are sold out until the end of the decade, so the "
+        "labs that booked them early will train the next models first.\n"
+    )
+    units = EmbeddingDecomposer(SameEmbedder()).decompose("analysis", text)
+    thesis = units[0]
+    assert thesis.role == "thesis"
+    assert "Host" not in text[text.rfind("\n", 0, thesis.start_char) : thesis.start_char]

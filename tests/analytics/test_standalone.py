@@ -73,3 +73,49 @@ def test_without_marker_drops_leading_markers_and_capitalizes() -> None:
     assert without_marker("So, iPhone sales fell in China this year.") == (
         "iPhone sales fell in China this year."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # the long-form reading: what a conversation's sentence needs from the talk around it
+        ("The same thing happened to every team that shipped on mobile.", "back_reference"),
+        ("In that case you should always hire the generalist first.", "back_reference"),
+        ("He told the board that growth would come from enterprise deals.", "pronoun"),
+        ("The board knew his plan would take three more years to pay off.", "back_reference"),
+        ("The market for agents is moving faster here than anywhere else.", "back_reference"),
+        ("There are two things that I think about when hiring engineers.", "announced_list"),
+        ("I remember when the first version of the product went live.", "anecdote"),
+        ("Imagine a world where every engineer has ten agents at work.", "anecdote"),
+        ("Great question, the answer depends on the size of the company.", "anecdote"),
+        ("It's hard to measure what these tools do for productivity.", "back_reference"),
+    ],
+)
+def test_what_leans_on_context_in_long_form_speech(text: str, why: str) -> None:
+    assert leans_on_context(text, strict=True) == why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an expletive "it" opens a claim about the world
+        "It's really hard to measure productivity in a large company.",
+        "It is important to talk to users before you write any code.",
+        "It turns out that most teams never measure the impact of coding agents.",
+        # the same X as…, a named person, a list that is given
+        "Inference follows the same curve as storage did twenty years ago.",
+        "Satya Nadella said his company would double its data-center capacity.",
+        "There are three kinds of moats: distribution, data and brand.",
+        "Prompt engineering is a very human skill that anyone can learn.",
+    ],
+)
+def test_what_stands_alone_in_long_form_speech(text: str) -> None:
+    assert leans_on_context(text, strict=True) is None
+
+
+def test_the_long_form_reading_is_stricter_only_where_it_says() -> None:
+    # the default reading keeps the rule: an expletive "it" still opens with a pronoun
+    assert leans_on_context("It's really hard to measure productivity in a large company.") == (
+        "pronoun"
+    )
+    assert leans_on_context("The same thing happened to every team that shipped on mobile.") is None
