@@ -19,7 +19,8 @@ perturbed as ``bench/search/corpus.py`` does (so the IVF index and tantivy see d
 texts), the entity and theme tables as they are. No static site (a server does not read it).
 
 ``store``: the whole open a server does on start and on every swap (``SnapshotStore``: verify
-with XXH3, then load the tables, FAISS and tantivy), split into verifying and loading.
+with XXH3, then load the tables, FAISS and tantivy), split into verifying and loading, with
+its CPU seconds (all threads; what a busy machine does not inflate).
 
 ``swap``: ``aimi serve`` on DATA_DIR under a bounded ``wrk`` load (signal list, signal detail,
 entity profile, themes; one key of a tier whose quota the load never reaches), then a new
@@ -237,18 +238,19 @@ def store_main(argv: list[str]) -> None:
         f"{os.getloadavg()[0]:.1f}; {folder.name}: {size / 1e9:.2f} GB, "
         f"{len(manifest.files)} files; {rows}; medians of {args.repeat}\n"
     )
-    print("| page cache | verify (XXH3), s | load, s | open, s | runs |")
-    print("|---|---:|---:|---:|---|")
+    print("| page cache | verify (XXH3), s | load, s | open, s | runs | open, CPU s |")
+    print("|---|---:|---:|---:|---|---:|")
     for cold in (False, True) if args.cold else (False,):
-        verify, load = [], []
+        verify, load, cpu = [], [], []
         for _ in range(args.repeat):
             if cold:
                 drop_caches()
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             opened = open_snapshot(folder, verify=True)
             verified = time.perf_counter()
             loaded = LoadedSnapshot.from_opened(opened)
             done = time.perf_counter()
+            cpu.append(time.process_time() - cpu_started)
             verify.append(verified - started)
             load.append(done - verified)
             del loaded
@@ -257,7 +259,8 @@ def store_main(argv: list[str]) -> None:
         runs = ", ".join(f"{t:.2f}" for t in total)
         print(
             f"| {'dropped' if cold else 'warm'} | {statistics.median(verify):.2f} | "
-            f"{statistics.median(load):.2f} | {statistics.median(total):.2f} | {runs} |"
+            f"{statistics.median(load):.2f} | {statistics.median(total):.2f} | {runs} "
+            f"| {statistics.median(cpu):.2f} |"
         )
 
 
@@ -294,6 +297,7 @@ def swap_main(argv: list[str]) -> None:
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--swap-after", type=float, default=15.0, help="seconds into the load")
+    parser.add_argument("--timeout", type=int, default=2, help="wrk's per-request timeout, s")
     args = parser.parse_args(argv)
     import socket
 
@@ -364,6 +368,8 @@ def swap_main(argv: list[str]) -> None:
                 f"-c{args.connections}",
                 f"-d{args.seconds}s",
                 "--latency",
+                "--timeout",
+                f"{args.timeout}s",
                 "-H",
                 f"X-API-Key: {key}",
                 "-s",
@@ -395,7 +401,9 @@ def swap_main(argv: list[str]) -> None:
     print(
         f"{platform.machine()}, {os.cpu_count()} cpus; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-        f"load average {os.getloadavg()[0]:.1f}; {folder.name} -> {new_id}\n"
+        f"load average {os.getloadavg()[0]:.1f}; {folder.name} -> {new_id}; wrk -t1 "
+        f"-c{args.connections} -d{args.seconds}s --timeout {args.timeout}s, swap after "
+        f"{args.swap_after:.0f} s\n"
     )
     print(
         "| server start to first snapshot, s | swap: pointer to served, s | requests | "
