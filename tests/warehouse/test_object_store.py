@@ -91,9 +91,16 @@ def test_store_urls() -> None:
         Settings(_env_file=None, snapshot_store="/mnt/snapshots")
 
 
+@pytest.mark.parametrize("whole_pack", [False, True], ids=["byte-ranges", "whole-pack"])
 def test_push_then_pull_gives_the_same_verified_snapshot(
-    tmp_path: Path, s3: S3Server, store: ObjectStore
+    tmp_path: Path,
+    s3: S3Server,
+    store: ObjectStore,
+    whole_pack: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    if whole_pack:  # as a pull that needs more packed files than RANGED_AT_MOST does
+        monkeypatch.setattr(object_store, "RANGED_AT_MOST", 0)
     opened = _publish(tmp_path / "builder", 50, big=True)
     assert store.current_id() is None
     replica = DataDir(tmp_path / "replica")
