@@ -130,8 +130,16 @@ class SearchIndex:
         # each row's position in unit-id order: the tie-break, without building id strings
         # per query (ranked by polars: sorting a million Python strings took seconds at open)
         self.id_rank = _ranks(frame["unit_id"], "ordinal")
-        # one code per signal (0, 1, …, in signal-id order)
-        self.signal_code = _ranks(frame["signal_id"], "dense")
+        # one code per signal, and each signal's rows in row order, laid end to end: signal
+        # c's rows are by_signal[signal_starts[c]:signal_starts[c + 1]] (grouped by hashing:
+        # 270,000 small arrays, or sorting the ids, took seconds at open)
+        signals, self.by_signal, self.signal_starts = _groups(
+            frame["signal_id"], pl.int_range(self.size, dtype=pl.Int64, eager=True)
+        )
+        self.signal_code = np.empty(self.size, dtype=np.int64)
+        self.signal_code[self.by_signal] = np.repeat(
+            np.arange(len(signals), dtype=np.int64), np.diff(self.signal_starts)
+        )
         # one mask per role and content type, built once: comparing strings per query cost
         # 10 ms at 1M units (docs/benchmarks.md)
         self.roles = frame["role"].to_numpy().astype(np.str_)
@@ -185,12 +193,6 @@ class SearchIndex:
         # the title-match leg: the title index, and each signal's rows in row order
         self.titles = files.titles
         self.title_searcher = None if self.titles is None else self.titles.searcher()
-        # each signal's rows, in row order: signal c's are by_signal[starts[c]:starts[c + 1]]
-        # (one array, not one per signal: 270,000 small arrays took seconds at open)
-        self.by_signal = np.argsort(self.signal_code, kind="stable")
-        self.signal_starts = np.searchsorted(
-            self.signal_code[self.by_signal], np.arange(int(self.signal_code.max(initial=-1)) + 2)
-        )
 
     def signal_rows(self, code: int) -> Int64Array:
         """The rows of the signal with ``code``, ascending."""
@@ -541,23 +543,28 @@ class SearchIndex:
 
 
 def rows_by_member(lists: pl.Series) -> dict[str, Int64Array]:
-    """For list-valued columns: each value → the rows holding it, ascending (vectorized: a
-    Python loop over a million rows' lists took seconds at open)."""
+    """For list-valued columns: each value → the rows holding it, ascending (grouped by
+    hashing: a Python loop over a million rows' lists took seconds at open)."""
     pairs = pl.DataFrame(
         {"row": pl.int_range(len(lists), dtype=pl.Int64, eager=True), "value": lists}
     ).explode("value")
     pairs = pairs.filter(pl.col("value").is_not_null())
-    if pairs.height == 0:
-        return {}
-    codes = _ranks(pairs["value"], "dense")
-    order = np.argsort(codes, kind="stable")  # rows stay ascending within a value
-    codes, rows = codes[order], pairs["row"].to_numpy().astype(np.int64)[order]
-    first = np.ones(len(rows), dtype=bool)  # a value listed twice in a row counts once
-    first[1:] = (codes[1:] != codes[:-1]) | (rows[1:] != rows[:-1])
-    codes, rows = codes[first], rows[first]
-    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-    values: list[str] = pairs["value"].unique().sort().to_list()  # in code order
-    return dict(zip(values, np.split(rows, starts[1:]), strict=True))
+    values, rows, starts = _groups(pairs["value"], pairs["row"])
+    return {value: rows[starts[i] : starts[i + 1]] for i, value in enumerate(values)}
+
+
+def _groups(values: pl.Series, rows: pl.Series) -> tuple[list[Any], Int64Array, Int64Array]:
+    """Each distinct value (in no particular order), the rows holding it laid end to end
+    (ascending, each once), and where each value's rows start (one more entry: the end)."""
+    grouped = (
+        pl.DataFrame({"value": values, "row": rows})
+        .group_by("value")
+        .agg(pl.col("row").unique().sort())
+    )
+    lengths = grouped["row"].list.len().to_numpy().astype(np.int64)
+    flat = grouped["row"].explode().to_numpy().astype(np.int64) if grouped.height else lengths
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return grouped["value"].to_list(), flat, starts
 
 
 def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:
