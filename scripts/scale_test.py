@@ -323,11 +323,16 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
         first = store.current_id()
         assert first is not None
         note(f"pushed {first} to {url}")
-        key = run(
-            [str(AIMI), "keys", "create", "--name", "scale-test", "--tier", "scale"],
-            {**base_env, "AIMI_DATA_DIR": str(run_dir / "keys")},
-            "aimi keys create",
-        ).strip()
+        # two keys of the same tier: a second try, if the first one's requests straddled a
+        # minute on a slow machine, starts from an unspent quota
+        keys = [
+            run(
+                [str(AIMI), "keys", "create", "--name", f"scale-test-{n}", "--tier", "scale"],
+                {**base_env, "AIMI_DATA_DIR": str(run_dir / "keys")},
+                "aimi keys create",
+            ).strip()
+            for n in (1, 2)
+        ]
 
         ports = {replica: free_port() for replica in REPLICAS}
         servers: dict[str, Process] = {}
@@ -437,7 +442,11 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
             if ids != {second}:
                 raise Failed(f"replica {replica} still answers from {ids - {second}}")
 
-        quota, admitted_by, windows = spend_quota(front, key)
+        quota, admitted_by, windows = spend_quota(front, keys[0])
+        if len(windows) > 1:
+            note("the quota's requests straddled a minute; again with the second key")
+            time.sleep(60.2 - time.time() % 60)
+            quota, admitted_by, windows = spend_quota(front, keys[1])
         requests = sum(load.statuses.values()) + load.errors
         checks = {
             "no failed request": not load.failures,
