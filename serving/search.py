@@ -25,7 +25,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -129,7 +129,7 @@ class SearchIndex:
         self.row_of = dict(zip(self.unit_ids, range(self.size), strict=True))
         # each row's position in unit-id order: the tie-break, without building id strings
         # per query (ranked by polars: sorting a million Python strings took seconds at open)
-        self.id_rank = _ranks(frame["unit_id"], "ordinal")
+        self.id_rank = _ranks(frame["unit_id"])
         # one code per signal, and each signal's rows in row order, laid end to end: signal
         # c's rows are by_signal[signal_starts[c]:signal_starts[c + 1]] (grouped by hashing:
         # 270,000 small arrays, or sorting the ids, took seconds at open)
@@ -577,9 +577,8 @@ def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:
     return pl.read_parquet(path, columns=[n for n in names if n not in ("text", "title")])
 
 
-def _ranks(column: pl.Series, method: Literal["ordinal", "dense"]) -> Int64Array:
-    """0-based ranks of a string column in code-point order (ties share a rank with
-    ``dense``)."""
+def _ranks(column: pl.Series) -> Int64Array:
+    """0-based ranks of a string column in code-point order, ties in row order."""
     if len(column) == 0:
         return np.empty(0, dtype=np.int64)
-    return column.rank(method).to_numpy().astype(np.int64) - 1
+    return column.rank("ordinal").to_numpy().astype(np.int64) - 1
