@@ -35,7 +35,7 @@ from warehouse.snapshot import (
     SnapshotError,
     add_files,
     current_snapshot_dir,
-    open_snapshot,
+    open_current,
     stage_snapshot,
     switch_current,
 )
@@ -162,24 +162,18 @@ def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, A
     return {"static_site": report}
 
 
-def _manifest_of(folder: Path | None) -> OpenedSnapshot | None:
-    """The snapshot in ``folder``, unverified (its entries are only reused for files that are
-    the same inode, and the new snapshot is verified whole); None when it cannot be read."""
-    if folder is None:
-        return None
-    try:
-        return open_snapshot(folder, verify=False)
-    except (SnapshotError, OSError):
-        return None
-
-
 def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
     """Seal the static JSON tree and site into the staged snapshot, switch ``CURRENT`` to it
     and refresh the catalog's ``served_*`` views. What did not change since the current
     snapshot's site is linked from it, not written again."""
     with publish_lock(data):
         previous = current_snapshot_dir(data)
-        linked_from = _manifest_of(previous)
+        # unverified: its entries are only reused for files that are the same inode, and the
+        # new snapshot is verified whole; a manifest that cannot be read links nothing
+        try:
+            linked_from = open_current(data, verify=False)
+        except (SnapshotError, OSError):
+            linked_from = None
         opened = add_files(
             data,
             staged,
@@ -192,13 +186,13 @@ def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
 
 
 def _switch_everywhere(data: DataDir, opened: OpenedSnapshot) -> None:
-    """Publish ``opened`` here and, with ``AIMI_SNAPSHOT_STORE``, on the object store: the
-    upload comes first (a failed one publishes nowhere), the store's ``CURRENT`` last (the
-    replicas follow it; if only that write fails, the next publish or `aimi snapshots push`
-    moves it)."""
+    """Publish ``opened`` on the object store (with ``AIMI_SNAPSHOT_STORE``), then here: the
+    upload first (a failed one publishes nowhere), then the store's ``CURRENT`` (the replicas
+    follow it), the local ``CURRENT`` last. In the other order a server on this data dir that
+    follows the store could poll between the two switches and move this data dir back to the
+    store's older snapshot."""
     store = open_object_store(load_settings().snapshot_store)
     if store is not None:
         store.upload(opened)
-    switch_current(data, opened)
-    if store is not None:
         store.set_current(opened.snapshot_id)
+    switch_current(data, opened)

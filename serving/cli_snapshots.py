@@ -114,7 +114,7 @@ def snapshots_prune(
 @snapshots_app.command("push")
 def snapshots_push(data_dir: DataDirOption = None) -> None:
     """Upload the current snapshot to the object store AIMI_SNAPSHOT_STORE names (verified
-    first; files already there are not sent again) and point the store's CURRENT at it: the
+    first; a snapshot already there is not sent again) and point the store's CURRENT at it: the
     replicas pull it within a poll. A build and a rollback publish there by themselves; push
     to seed a new store, or after an upload that failed."""
     from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
