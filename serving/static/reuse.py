@@ -18,13 +18,16 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import xxhash
 
 from serving.static.paths import SITE_DIR
 from warehouse.snapshot import SnapshotError, open_snapshot
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 INPUTS_FILE = "site-inputs.json"
 PAGEFIND_DIR = "pagefind"
@@ -52,11 +55,14 @@ def renderer_digest() -> str:
 
 
 class PageKeys:
-    """The key of a page: a digest of the renderer and of everything its template is given.
-    Equal keys render equal bytes."""
+    """The key of a page: a digest of the renderer, of the values every template is given
+    (``env``'s plain globals: figures such as the significance level come from outside this
+    package) and of everything its template is given. Equal keys render equal bytes."""
 
-    def __init__(self) -> None:
-        self.renderer = renderer_digest()
+    def __init__(self, env: Environment) -> None:
+        values = {name: v for name, v in env.globals.items() if not callable(v)}
+        shared = orjson.dumps(values, option=orjson.OPT_SORT_KEYS, default=str)
+        self.renderer = digest(renderer_digest().encode() + b"\0" + shared)
         self._sets: dict[int, tuple[object, list[Any]]] = {}
 
     def key(self, template: str, context: Mapping[str, Any]) -> str:

@@ -344,7 +344,7 @@ def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWr
     """Every page and the style sheet, through ``writer``: a page whose key (its template and
     everything given to it) is the previous build's is linked, not rendered."""
     env = environment()
-    keys = PageKeys()
+    keys = PageKeys(env)
     shared = {
         "snapshot_id": snapshot.snapshot_id,
         "as_of": snapshot.as_of.isoformat(),
