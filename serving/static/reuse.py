@@ -149,19 +149,20 @@ class SiteWriter:
     def put(self, path: str, body: bytes) -> None:
         """Write ``body`` at ``path``, or link the previous file when it holds these bytes."""
         previous = self.previous
-        if previous is not None and previous.checksums.get(path) == digest(body):
+        value = None if previous is None else digest(body)
+        if previous is not None and previous.checksums.get(path) == value:
             try:
                 with open(os.path.join(previous.root, path), "rb") as file:
                     same = file.read() == body
             except OSError:
                 same = False
             if same and self._link(path):
-                self._note(path, body)
+                self._note(path, body, value)
                 return
         with open(self._target(path), "wb") as file:
             file.write(body)
         self.written += 1
-        self._note(path, body)
+        self._note(path, body, value)
 
     def page(self, path: str, key: str, render: Callable[[], bytes]) -> None:
         """The page at ``path``: linked when the previous one had the same key (and is intact),
@@ -171,7 +172,7 @@ class SiteWriter:
         if previous is not None and previous.page_keys.get(path) == key:
             body = previous.intact(path)
             if body is not None and self._link(path):
-                self._note(path, body)
+                self._note(path, body, previous.checksums[path])  # intact: its sealed digest
                 return
         self.rendered += 1
         self.put(path, render())
@@ -205,9 +206,10 @@ class SiteWriter:
         body = {"pages": dict(sorted(self.page_keys.items())), "pagefind": pagefind_key}
         (folder / INPUTS_FILE).write_bytes(orjson.dumps(body) + b"\n")
 
-    def _note(self, path: str, body: bytes) -> None:
+    def _note(self, path: str, body: bytes, value: str | None) -> None:
+        """Record an indexed page's digest (``value`` when the caller has it already)."""
         if path.endswith(".html") and INDEXED_MARK in body:
-            self.indexed[path] = digest(body)
+            self.indexed[path] = digest(body) if value is None else value
 
     def _target(self, path: str) -> str:
         """The new file's path as a string (pathlib costs more than the write itself)."""
