@@ -4,6 +4,7 @@ one, prune old ones (``warehouse.snapshot_history``)."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Annotated
 
 import typer
@@ -70,28 +71,26 @@ def snapshots_rollback(
     AIMI_SNAPSHOT_STORE, the store's CURRENT moves too, and every replica follows."""
     from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
     from warehouse.settings import load_settings
-    from warehouse.snapshot import open_current
 
     data = data_dir_of(data_dir)
+    # a server with the store set follows the store's pointer: the store moves first, so that
+    # no poll during the upload brings this data dir back to the store's snapshot
+    store = open_object_store(load_settings().snapshot_store)
     try:
-        rollback(data, snapshot_id)
+        rollback(
+            data,
+            snapshot_id,
+            before_switch=None if store is None else partial(push_snapshot, store),
+        )
     except SnapshotError as exc:
         echo(f"aimi snapshots rollback: {exc}", err=True)
         raise typer.Exit(1) from None
-    echo(f"CURRENT → {snapshot_id}")
-    # a server with the store set follows the store's pointer: without this it would bring
-    # this data dir back to the store's snapshot at its next poll
-    store = open_object_store(load_settings().snapshot_store)
-    if store is None:
-        return
-    try:
-        opened = open_current(data, verify=False)  # verified by the rollback just now
-        assert opened is not None
-        push_snapshot(store, opened)
-    except (SnapshotError, ObjectStoreError) as exc:
-        echo(f"aimi snapshots rollback: {store.url} not moved: {exc}", err=True)
+    except ObjectStoreError as exc:
+        echo(f"aimi snapshots rollback: not rolled back: {exc}", err=True)
         raise typer.Exit(1) from None
-    echo(f"{store.url}: CURRENT → {snapshot_id}")
+    if store is not None:
+        echo(f"{store.url}: CURRENT → {snapshot_id}")
+    echo(f"CURRENT → {snapshot_id}")
 
 
 @snapshots_app.command("prune")

@@ -11,7 +11,7 @@ So pruning only ever spares the current snapshot (and never touches ``CURRENT``)
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +21,7 @@ from warehouse import locks
 from warehouse.files import atomic_write_text
 from warehouse.paths import DataDir
 from warehouse.snapshot import (
+    OpenedSnapshot,
     SnapshotError,
     current_snapshot_id,
     open_snapshot,
@@ -87,11 +88,21 @@ def list_snapshots(data: DataDir) -> list[SnapshotInfo]:
     return sorted(found, key=lambda s: (s.built_at is not None, s.built_at or 0, s.snapshot_id))
 
 
-def rollback(data: DataDir, snapshot_id: str) -> None:
+def rollback(
+    data: DataDir,
+    snapshot_id: str,
+    *,
+    before_switch: Callable[[OpenedSnapshot], object] | None = None,
+) -> None:
     """Point ``CURRENT`` at ``snapshot_id`` after verifying every table and file of it (sizes,
     SHA-256, row counts); a running API swaps to it as to any new snapshot. Raises
     ``SnapshotError`` naming the problem: unknown id, the current one already, or a snapshot
-    that does not verify."""
+    that does not verify.
+
+    ``before_switch`` runs on the verified snapshot before the local pointer moves, under the
+    same locks (the CLI pushes it to the object store there: a server that follows the store
+    would otherwise bring this data dir back to the store's snapshot while the upload runs).
+    Whatever it raises propagates, and ``CURRENT`` stays where it was."""
     folder = data.snapshots / snapshot_id
     if "/" in snapshot_id or snapshot_id.startswith(".") or not folder.is_dir():
         known = ", ".join(s.snapshot_id for s in list_snapshots(data)) or "none"
@@ -100,6 +111,8 @@ def rollback(data: DataDir, snapshot_id: str) -> None:
         if current_snapshot_id(data) == snapshot_id:
             raise SnapshotError(f"{snapshot_id} is the current snapshot already")
         opened = open_snapshot(folder, verify=True, thorough=True)
+        if before_switch is not None:
+            before_switch(opened)
         with locks.publish_lock(data):
             atomic_write_text(data.current_pointer, opened.snapshot_id + "\n")
             refresh_catalog(data)

@@ -71,6 +71,27 @@ def test_rollback_moves_current_to_a_verified_snapshot_only(
     assert current_snapshot_id(data) == ids[0]
 
 
+def test_rollback_runs_before_switch_on_the_verified_snapshot_before_the_pointer_moves(
+    three: tuple[DataDir, list[str]],
+) -> None:
+    data, ids = three
+    seen: list[tuple[str, str | None]] = []
+
+    def before_switch(opened: OpenedSnapshot) -> None:
+        seen.append((opened.snapshot_id, current_snapshot_id(data)))
+
+    rollback(data, ids[0], before_switch=before_switch)
+    assert seen == [(ids[0], ids[2])]  # called with the target while CURRENT was unmoved
+    assert current_snapshot_id(data) == ids[0]
+
+    def failing(opened: OpenedSnapshot) -> None:
+        raise RuntimeError("the store is down")
+
+    with pytest.raises(RuntimeError, match="the store is down"):
+        rollback(data, ids[1], before_switch=failing)
+    assert current_snapshot_id(data) == ids[0]  # nothing moved
+
+
 def test_prune_keeps_the_newest_and_always_the_current(three: tuple[DataDir, list[str]]) -> None:
     data, ids = three
     rollback(data, ids[0])
