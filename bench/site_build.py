@@ -42,7 +42,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipelines.publishing import publish_staged, write_static_site  # noqa: E402
-from serving.static.reuse import INPUTS_FILE  # noqa: E402
+from serving.static.paths import static_file  # noqa: E402
 from warehouse.locks import publish_lock  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import (  # noqa: E402
@@ -95,7 +95,7 @@ def edited(tables: dict[str, pl.DataFrame], round_no: int) -> dict[str, pl.DataF
 def stage(data: DataDir, source: OpenedSnapshot, tables: dict[str, pl.DataFrame]) -> OpenedSnapshot:
     def copy_files(folder: Path) -> Mapping[str, Any]:
         for name in source.manifest.files:
-            if not name.startswith("site/") and name != INPUTS_FILE:
+            if not static_file(name):
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source.path / name, folder / name)
         return {}

@@ -166,6 +166,10 @@ def make_main(argv: list[str]) -> None:
         args.out / "corpus_vectors.npy", mode="w+", dtype=np.float32, shape=(args.units, 384)
     )
     search_units = perturbed_corpus(source, args.units, vectors)
+    # stored in unit-id order, as a publish stores them (pipelines.publishing.SearchInput)
+    order = search_units["unit_id"].arg_sort()
+    search_units = search_units[order]
+    vectors = vectors[order.to_numpy()]
     copies = math.ceil(args.units / source.units.height)
     signals, units = current.read_table("signals"), current.read_table("units")
     seq_step = int(signals["change_seq"].to_numpy().max()) + 1
@@ -221,6 +225,7 @@ def store_main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     import gc
 
+    from serving.static.paths import static_file
     from serving.store import LoadedSnapshot
     from warehouse.paths import DataDir
     from warehouse.snapshot import current_snapshot_dir
@@ -246,7 +251,7 @@ def store_main(argv: list[str]) -> None:
             if cold:
                 drop_caches()
             started, cpu_started = time.perf_counter(), time.process_time()
-            opened = open_snapshot(folder, verify=True)
+            opened = open_snapshot(folder, verify=True, skip=static_file)  # as a server does
             verified = time.perf_counter()
             loaded = LoadedSnapshot.from_opened(opened)
             done = time.perf_counter()

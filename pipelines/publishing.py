@@ -52,6 +52,15 @@ class SearchInput:
     def write(self, folder: Path) -> dict[str, Any]:
         return {"search": build_search_files(folder, self.units, self.vectors)}
 
+    def in_unit_id_order(self) -> SearchInput:
+        """The same rows, vectors with them, sorted by ``unit_id``: how a snapshot stores them,
+        so that a server opening it finds a row's tie-break rank in its position and an id's
+        row by bisection, instead of sorting a million ids on every open."""
+        if self.units["unit_id"].is_sorted():
+            return self
+        order = self.units["unit_id"].arg_sort()
+        return SearchInput(self.units[order], self.vectors[order.to_numpy()])
+
     @classmethod
     def from_embeddings(cls, units: pl.DataFrame, embeddings: pl.DataFrame) -> SearchInput:
         """Align the UNIT_EMBEDDINGS rows to ``units``; every unit must have its vector."""
@@ -100,6 +109,7 @@ def stage_served(
         tables = {"signals": sequenced.served, "units": units, **(extra_tables or {})}
         writer = None
         if search is not None:
+            search = search.in_unit_id_order()
             tables["search_units"] = search.units
             writer = search.write
         opened = stage_snapshot(

@@ -22,6 +22,7 @@ own copies.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,6 +41,7 @@ from warehouse.search_index import (
     PUBLISHED,
     ROLE,
     ROW,
+    ROWS_BY_UNIT_ID,
     TERMS,
     TEXT,
     THEME,
@@ -125,11 +127,21 @@ class SearchIndex:
     def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
         frame = _search_frame(opened)
         self.size = frame.height
-        self.unit_ids: list[str] = frame["unit_id"].to_list()
-        self.row_of = dict(zip(self.unit_ids, range(self.size), strict=True))
-        # each row's position in unit-id order: the tie-break, without building id strings
-        # per query (ranked by polars: sorting a million Python strings took seconds at open)
-        self.id_rank = _ranks(frame["unit_id"])
+        params: dict[str, Any] = opened.manifest.metadata.get("search", {})
+        # each row's unit id; the ids in code-point order and the row of each (None: row i
+        # holds the i-th id, as a publish stores them); and each row's position in id order,
+        # the tie-break (sorting a million ids took about a second at open, mapping them to
+        # rows in a dict half a second)
+        self.unit_ids: pl.Series = frame["unit_id"]
+        if params.get("rows") == ROWS_BY_UNIT_ID:
+            self._ids_sorted, self._row_at = self.unit_ids, None
+            self.id_rank = np.arange(self.size, dtype=np.int64)
+        else:  # a snapshot published before its rows were stored in id order
+            order = self.unit_ids.arg_sort()
+            self._ids_sorted = self.unit_ids.gather(order)
+            self._row_at = order.to_numpy().astype(np.int64)
+            self.id_rank = np.empty(self.size, dtype=np.int64)
+            self.id_rank[self._row_at] = np.arange(self.size, dtype=np.int64)
         # one code per signal, and each signal's rows in row order, laid end to end: signal
         # c's rows are by_signal[signal_starts[c]:signal_starts[c + 1]] (grouped by hashing:
         # 270,000 small arrays, or sorting the ids, took seconds at open)
@@ -142,12 +154,8 @@ class SearchIndex:
         )
         # one mask per role and content type, built once: comparing strings per query cost
         # 10 ms at 1M units (docs/benchmarks.md)
-        self.roles = frame["role"].to_numpy().astype(np.str_)
-        self.content_types = frame["content_type"].to_numpy().astype(np.str_)
-        self.role_masks = {v: self.roles == v for v in np.unique(self.roles).tolist()}
-        self.content_type_masks = {
-            v: self.content_types == v for v in np.unique(self.content_types).tolist()
-        }
+        self.role_masks = _value_masks(frame["role"])
+        self.content_type_masks = _value_masks(frame["content_type"])
         self.published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
         # rows by publication time: a date filter marks one slice of it instead of comparing
         # every row twice (1.9 ms at 1M units)
@@ -174,7 +182,6 @@ class SearchIndex:
         self.unit_json: pl.Series = frame["unit_json"]
         self.citation_json: pl.Series = frame["citation_json"]
         self.as_of_us = int(as_of.timestamp() * 1_000_000)
-        params: dict[str, Any] = opened.manifest.metadata.get("search", {})
         try:
             files = open_search_files(opened.path, params, units=self.size)
         except ValueError as exc:
@@ -193,6 +200,13 @@ class SearchIndex:
         # the title-match leg: the title index, and each signal's rows in row order
         self.titles = files.titles
         self.title_searcher = None if self.titles is None else self.titles.searcher()
+
+    def row_of(self, unit_id: str) -> int | None:
+        """The row holding ``unit_id``, or None when no row does."""
+        at = bisect_left(self._ids_sorted, unit_id)
+        if at == self.size or self._ids_sorted[at] != unit_id:
+            return None
+        return at if self._row_at is None else int(self._row_at[at])
 
     def signal_rows(self, code: int) -> Int64Array:
         """The rows of the signal with ``code``, ascending."""
@@ -567,6 +581,11 @@ def _groups(values: pl.Series, rows: pl.Series) -> tuple[list[Any], Int64Array, 
     return grouped["value"].to_list(), flat, starts
 
 
+def _value_masks(column: pl.Series) -> dict[str, BoolArray]:
+    """Each value of a string column → the mask of the rows holding it."""
+    return {value: (column == value).to_numpy() for value in column.unique().drop_nulls()}
+
+
 def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:
     """The snapshot's ``search_units`` without the texts the lexical index holds (they are
     read only to mark copies in a snapshot published before copies were marked)."""
@@ -575,10 +594,3 @@ def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:
     if COPY_OF not in names:
         return pl.read_parquet(path)
     return pl.read_parquet(path, columns=[n for n in names if n not in ("text", "title")])
-
-
-def _ranks(column: pl.Series) -> Int64Array:
-    """0-based ranks of a string column in code-point order, ties in row order."""
-    if len(column) == 0:
-        return np.empty(0, dtype=np.int64)
-    return column.rank("ordinal").to_numpy().astype(np.int64) - 1

@@ -443,7 +443,7 @@ def search(
     index = snapshot.search
     exclude = None
     if similar_to is not None:
-        exclude = index.row_of.get(similar_to)
+        exclude = index.row_of(similar_to)
         if exclude is None:
             raise NotFound(f"unit '{_shown(similar_to)}' not found", field="similar_to")
     filters = SearchFilters(

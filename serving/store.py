@@ -27,6 +27,7 @@ from serving.catalog import EntityCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
 from serving.search import SearchIndex, rows_by_member
+from serving.static.paths import static_file
 from warehouse.object_store import SnapshotPuller
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
@@ -306,7 +307,13 @@ class SnapshotStore:
     With a ``puller`` (``AIMI_SNAPSHOT_STORE``), each poll first brings the data dir to the
     snapshot the object store names (downloaded and verified, ``warehouse.object_store``);
     the local pointer it moves is then followed as any other publish.
+
+    A snapshot is verified before it is swapped in: every table, and every file but the static
+    site's, unless ``verify_site`` (``aimi serve --site``, which serves them). The publish
+    verified them all, and so does a replica's pull.
     """
+
+    verify_site = False
 
     def __init__(
         self, data_dir: DataDir, *, poll_seconds: float, puller: SnapshotPuller | None = None
@@ -389,7 +396,7 @@ class SnapshotStore:
         path = self.data_dir.snapshots / snapshot_id
         if not path.is_dir():
             raise SnapshotError(f"CURRENT names {snapshot_id}, which is not in {path.parent}")
-        opened = open_snapshot(path, verify=True)
+        opened = open_snapshot(path, verify=True, skip=None if self.verify_site else static_file)
         if opened.snapshot_id != snapshot_id:
             raise SnapshotError(f"folder {snapshot_id} holds snapshot {opened.snapshot_id}")
         return LoadedSnapshot.from_opened(opened)

@@ -39,7 +39,9 @@ class SnapshotSite(StaticFiles):
 
 
 def mount_site(app: FastAPI) -> FastAPI:
-    """``app`` with the site mounted at ``/site``."""
+    """``app`` with the site mounted at ``/site``; its snapshots' site files are verified
+    before each swap, as the API's tables are."""
+    app.state.store.verify_site = True
     app.mount(SITE_PREFIX, SnapshotSite(app.state.store), name="site")
     return app
 

@@ -23,13 +23,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import xxhash
 
-from serving.static.paths import SITE_DIR
+from serving.static.paths import INPUTS_FILE, SITE_DIR
 from warehouse.snapshot import SnapshotError, open_snapshot
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-INPUTS_FILE = "site-inputs.json"
 PAGEFIND_DIR = "pagefind"
 INDEXED_MARK = b"data-pagefind-body"  # the pages Pagefind indexes carry it
 

@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from serving.search import (
 from tests.serving.conftest import AS_OF, DEV_KEY, make_settings
 from tests.serving.test_filters import GROUP, REGISTRY, tagged  # noqa: F401  (fixture)
 from warehouse.paths import DataDir
+from warehouse.search_index import ROWS_BY_UNIT_ID
 from warehouse.snapshot import open_current
 
 QUERY = "funding round for new data centers"
@@ -243,7 +245,7 @@ def test_similar_to_ranks_by_cosine_and_excludes_the_unit(
     assert unit_id not in ids and len(ids) == 8
     own = np.asarray(index.vectors[3])
     for hit in body["results"]:
-        row = index.row_of[hit["unit"]["id"]]
+        row = index.row_of(hit["unit"]["id"])
         assert hit["relevance_score"] == pytest.approx(float(index.vectors[row] @ own), abs=1e-5)
 
 
@@ -353,3 +355,72 @@ def test_searches_run_at_most_search_threads_at_once(
             )
     assert statuses == [200] * 8
     assert most == 2
+
+
+def test_a_publish_stores_the_search_rows_in_unit_id_order(
+    tagged: tuple[Path, pl.DataFrame],  # noqa: F811
+    index: SearchIndex,
+    units: pl.DataFrame,
+) -> None:
+    """So a server opening it neither sorts the ids nor maps them to rows in a dict."""
+    opened = open_current(DataDir(tagged[0]))
+    assert opened is not None
+    assert opened.manifest.metadata["search"]["rows"] == ROWS_BY_UNIT_ID
+    assert units["unit_id"].to_list() == sorted(units["unit_id"].to_list())
+    assert index.id_rank.tolist() == list(range(index.size))
+    for row, unit_id in enumerate(units["unit_id"].to_list()):
+        assert index.row_of(unit_id) == row
+    for absent in ("", "no such unit", units["unit_id"][0][:-1], "\U0010ffff"):
+        assert index.row_of(absent) is None
+
+
+def test_lexical_ties_come_in_unit_id_order(index: SearchIndex) -> None:
+    """Rows stored in id order make tantivy's ties (in document order) the API's tie-break."""
+    import tantivy
+
+    union = tantivy.Query.boolean_query(index._term_clauses(query_terms(QUERY)))
+    result = index.searcher.search(union, 50, count=False)
+    rows = index.searcher.fast_field_values("row", [address for _, address in result.hits])
+    scored = list(zip([score for score, _ in result.hits], rows, strict=True))
+    ties = [(a, b) for (x, a), (y, b) in pairwise(scored) if x == y]
+    assert ties  # this small corpus has many
+    assert all(a < b for a, b in ties)
+
+
+def test_search_rows_in_another_order_are_mapped_at_open(
+    tagged: tuple[Path, pl.DataFrame],  # noqa: F811
+    index: SearchIndex,
+    tmp_path: Path,
+) -> None:
+    """A snapshot whose rows are not in id order (published before they were stored so):
+    ids are ranked and mapped to rows at open, and the dense leg answers the same."""
+    from serving.query_embedder import QueryEmbedder
+    from warehouse.search_index import VECTORS_FILE, build_search_files
+    from warehouse.snapshot import publish_snapshot
+
+    opened = open_current(DataDir(tagged[0]))
+    assert opened is not None
+    tables = {name: opened.read_table(name) for name in opened.manifest.tables}
+    shuffled = np.random.default_rng(7).permutation(index.size)
+    rows = tables["search_units"][shuffled]
+    vectors = np.load(opened.path / VECTORS_FILE)[shuffled]
+    tables["search_units"] = rows
+    other = publish_snapshot(
+        DataDir(tmp_path),
+        tables,
+        as_of=AS_OF,
+        write_files=lambda folder: {"search": build_search_files(folder, rows, vectors)},
+    )
+    assert "rows" not in other.manifest.metadata["search"]
+    moved = SearchIndex(other, AS_OF)
+    for rank, unit_id in enumerate(index.unit_ids.to_list()):
+        row = moved.row_of(unit_id)
+        assert row is not None and moved.unit_ids[row] == unit_id
+        assert moved.id_rank[row] == rank
+    assert moved.row_of("no such unit") is None
+    vector = QueryEmbedder()([QUERY])[0]
+    request = SearchRequest(query_vector=vector, query_text=QUERY, limit=20, legs=("dense",))
+    expected = [(index.unit_ids[h.row], h.score) for h in index.search(request)]
+    got = [(moved.unit_ids[h.row], h.score) for h in moved.search(request)]
+    assert [u for u, _ in got] == [u for u, _ in expected]
+    assert [s for _, s in got] == pytest.approx([s for _, s in expected])

@@ -157,7 +157,7 @@ def test_a_shorter_limit_is_a_prefix_of_a_longer_one(index: SearchIndex, cap: in
 
 
 def test_similar_to_never_returns_the_units_own_copies(index: SearchIndex) -> None:
-    row = index.row_of["s1_u0"]
+    row = index.row_of("s1_u0")
     query = SearchRequest(
         query_vector=np.asarray(index.vectors[row]),
         query_text=None,

@@ -114,9 +114,7 @@ def test_a_rollback_moves_the_store_too(
     assert store.current_id() == current_snapshot_id(DataDir(builder)) == first
     # a store that cannot take it: no pointer moves, the local one included
     monkeypatch.setenv("AIMI_SNAPSHOT_STORE", "s3://no-such-bucket/p")
-    refused = CliRunner().invoke(
-        app, ["snapshots", "rollback", second, "--data-dir", str(builder)]
-    )
+    refused = CliRunner().invoke(app, ["snapshots", "rollback", second, "--data-dir", str(builder)])
     assert refused.exit_code == 1
     assert "not rolled back" in refused.output and "no-such-bucket" in refused.output
     assert store.current_id() == current_snapshot_id(DataDir(builder)) == first

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from pipelines.publishing import stage_served
 from serving.app import create_app
 from serving.models import ErrorBody, Health, SignalList
+from serving.static.mount import mount_site
 from serving.store import RETRY_AFTER_SECONDS, SnapshotStore
-from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
+from tests.serving.conftest import AS_OF, DEV_KEY, Corpus, make_settings, publish, search_input
 from warehouse.paths import DataDir
+from warehouse.snapshot import add_files, switch_current
+
+SPECIAL = ("signals", "units", "search_units")
 
 
 def store_of(client: TestClient) -> SnapshotStore:
@@ -110,6 +116,38 @@ def test_a_corrupted_snapshot_is_refused_once_and_the_old_one_keeps_serving(
     assert store.refresh() is not old
     assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == good_id
     assert len(fresh_client.get("/v1/signals?limit=50").json()["signals"]) == 22
+
+
+def test_the_api_verifies_the_site_only_when_it_serves_it(tmp_path: Path, corpus: Corpus) -> None:
+    """A damaged site file does not keep the API from swapping (it never reads one: half a
+    million of them at a million units); ``aimi serve --site`` serves them, so it refuses."""
+    data = DataDir(tmp_path)
+    tables = corpus.extended
+    staged = stage_served(  # what the conftest's publish does, without the switch
+        data,
+        tables["signals"],
+        tables["units"],
+        as_of=AS_OF,
+        built_at=datetime.now(UTC),
+        extra_tables={
+            n: f for n, f in tables.items() if n not in ("signals", "units", "search_units")
+        },
+        search=search_input(tables["search_units"]),
+    ).snapshot
+
+    def site(folder: Path) -> dict[str, int]:  # as the static_site asset adds its files
+        (folder / "site").mkdir()
+        (folder / "site" / "index.html").write_text("<p>ok</p>")
+        return {}
+
+    sealed = add_files(data, staged, site)
+    (sealed.path / "site" / "index.html").write_text("<p>no</p>")
+    switch_current(data, sealed)
+    api = SnapshotStore(data, poll_seconds=3600)
+    assert api.refresh() is not None and api.require().snapshot_id == sealed.snapshot_id
+    with_site = mount_site(create_app(make_settings(tmp_path))).state.store  # aimi serve --site
+    assert isinstance(with_site, SnapshotStore) and with_site.verify_site
+    assert with_site.refresh() is None  # refused: nothing to serve
 
 
 def test_a_request_keeps_the_snapshot_it_started_with(

@@ -20,8 +20,7 @@ import polars as pl
 import pytest
 
 from serving.static.build import StaticReport, write_static
-from serving.static.paths import SITE_DIR, decode_segment
-from serving.static.reuse import INPUTS_FILE
+from serving.static.paths import INPUTS_FILE, SITE_DIR, decode_segment, static_file
 from serving.static.site import entity_page, signal_page
 from serving.static.tree import entity_json_path, signal_json_path
 from warehouse.paths import DataDir
@@ -48,7 +47,7 @@ def stage_copy(
 
     def copy_files(folder: Path) -> Mapping[str, Any]:
         for name in source.manifest.files:
-            if not name.startswith(f"{SITE_DIR}/") and name != INPUTS_FILE:
+            if not static_file(name):
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source.path / name, folder / name)
         return {}

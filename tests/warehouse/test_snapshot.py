@@ -111,6 +111,31 @@ def test_added_files_are_sealed_into_the_manifest_before_publishing(tmp_path: Pa
         open_snapshot(sealed.path)
 
 
+def test_skipped_files_are_left_unverified_and_tables_never_are(tmp_path: Path) -> None:
+    """A reader that never opens some files (an API server and the static site) skips them."""
+    data = DataDir(tmp_path)
+
+    def write(folder: Path) -> dict[str, int]:
+        (folder / "site").mkdir()
+        (folder / "site" / "index.html").write_text("<p>ok</p>")
+        (folder / "index.bin").write_bytes(b"1")
+        return {}
+
+    opened = publish_snapshot(data, {"signals": frame(3)}, as_of=AS_OF, write_files=write)
+    (opened.path / "site" / "index.html").write_text("<p>no</p>")
+    in_site: Callable[[str], bool] = lambda name: name.startswith("site/")  # noqa: E731
+    open_snapshot(opened.path, skip=in_site)
+    with pytest.raises(SnapshotError, match="site/index.html does not match"):
+        open_snapshot(opened.path)
+    (opened.path / "index.bin").write_bytes(b"2")
+    with pytest.raises(SnapshotError, match="index.bin does not match"):
+        open_snapshot(opened.path, skip=in_site)
+    table = opened.path / opened.manifest.tables["signals"].file
+    table.write_bytes(table.read_bytes()[:-1] + b"\1")
+    with pytest.raises(SnapshotError, match="checksum does not match"):
+        open_snapshot(opened.path, skip=lambda _name: True)
+
+
 def test_files_are_never_added_to_the_published_snapshot(tmp_path: Path) -> None:
     data = DataDir(tmp_path)
     opened = publish_snapshot(data, {"signals": frame(1)}, as_of=AS_OF)

@@ -84,7 +84,7 @@ def test_rollback_runs_before_switch_on_the_verified_snapshot_before_the_pointer
     assert seen == [(ids[0], ids[2])]  # called with the target while CURRENT was unmoved
     assert current_snapshot_id(data) == ids[0]
 
-    def failing(opened: OpenedSnapshot) -> None:
+    def failing(_opened: OpenedSnapshot) -> None:
         raise RuntimeError("the store is down")
 
     with pytest.raises(RuntimeError, match="the store is down"):
