@@ -9,14 +9,14 @@ Usage: .venv/bin/python bench/entities/discovery_quality.py ../shared/data [--js
 The signals are the AINews source records as discovery sees them (body text, the registrable
 domain of the URL, the publication day), read in place from ``../shared/data/ainews``; the
 registry is the project's (``AIMI_REGISTRY`` or ``registry/entities.yaml``). Discovery runs as
-the ``entity_mentions`` asset runs it. A proposed name is judged when the labelled sample holds
-it (the sample was drawn from discovery's output before cleaning, so a cleaned output is
-judged almost entirely; unjudged names are counted and listed). Precision = proposed names
-labelled entities / judged proposed names; type accuracy = proposed entities whose type equals
-the label / judged proposed entities; family: of the labelled entities with a family whose name
-resolves to a registry entry, the share discovery attached to that entry's family. Recall
-against the sample = labelled entities still proposed / labelled entities. Prints Markdown.
-"""
+the ``entity_mentions`` step (a multi-asset) runs it. A proposed name is judged when the
+labelled sample holds it (the sample was drawn from discovery's output before cleaning, so a
+cleaned output is judged almost entirely; unjudged names are counted and listed). Precision =
+proposed names labelled entities / judged proposed names; type accuracy = proposed entities
+whose type equals the label / judged proposed entities; family: of the labelled entities with a
+family whose name resolves to a registry entry, the share discovery attached to that entry's
+family. Recall against the sample = labelled entities still proposed / labelled entities.
+Prints Markdown. """
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
     reused = PreviousSite.load(previous) if previous is not None else None
     site.mkdir()
     writer = SiteWriter(site, reused)
-    tree = write_tree(snapshot, writer)
+    json_files = write_tree(snapshot, writer)
     rendered = render_site(snapshot, opened, writer)
     indexed = time.perf_counter()
     pagefind_key = writer.pagefind_key()
@@ -79,7 +79,7 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
     ]
     return StaticReport(
         pages=rendered.pages,
-        json_files=tree.files,
+        json_files=json_files,
         files=len(sizes),
         bytes=sum(sizes),
         seconds=round(done - started, 2),

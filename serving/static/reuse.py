@@ -133,12 +133,11 @@ class PreviousSite:
 
 class SiteWriter:
     """Writes the files of a new site under ``root``, linking each one from ``previous``
-    whose bytes are the same; counts what it wrote and linked, and records page keys."""
+    whose bytes are the same; counts what it linked and rendered, and records page keys."""
 
     def __init__(self, root: Path, previous: PreviousSite | None) -> None:
         self.root = root
         self.previous = previous
-        self.written = 0
         self.linked = 0
         self.rendered = 0
         self.page_keys: dict[str, str] = {}
@@ -160,7 +159,6 @@ class SiteWriter:
                 return
         with open(self._target(path), "wb") as file:
             file.write(body)
-        self.written += 1
         self._note(path, body, value)
 
     def page(self, path: str, key: str, render: Callable[[], bytes]) -> None:

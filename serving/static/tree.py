@@ -70,17 +70,11 @@ def theme_json_path(axis: str, label: str) -> str:
     return f"{JSON_ROOT}/themes/{axis}/{encode_segment(label)}.json"
 
 
-@dataclass(frozen=True)
-class Written:
-    files: int
-    bytes: int
-
-
-def write_tree(snapshot: LoadedSnapshot, writer: SiteWriter) -> Written:
-    """Put every ``tree_files`` file through ``writer`` (written, or linked when unchanged)."""
-    files = size = 0
+def write_tree(snapshot: LoadedSnapshot, writer: SiteWriter) -> int:
+    """Put every ``tree_files`` file through ``writer`` (written, or linked when unchanged);
+    returns how many there were."""
+    files = 0
     for item in tree_files(snapshot):
         writer.put(item.path, item.body)
         files += 1
-        size += len(item.body)
-    return Written(files, size)
+    return files
