@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import orjson
 import polars as pl
-from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template, meta, select_autoescape
 
 from analytics.significance import RAW_P_VALUE
 from analytics.themes import AXES, THEME_LABELS, Axis
@@ -320,19 +320,21 @@ def _themes_of(profile: Mapping[str, Any]) -> list[str]:
     ]
 
 
-# The snapshot-wide values each template prints. Only the overview names the snapshot and its
-# build time; a page that prints neither (nor, for a signal page, the date) keeps its bytes from
-# one build to the next, and the next build links it instead of rendering it (``reuse``).
-# StrictUndefined makes a template that reads a value not listed here fail.
-SHARED_BY_TEMPLATE: dict[str, tuple[str, ...]] = {
-    "overview.html.j2": ("snapshot_id", "as_of", "built_at", "window"),
-    "entities.html.j2": ("as_of", "window"),
-    "entity.html.j2": ("as_of", "window"),
-    "theme.html.j2": ("as_of", "window"),
-    "signal.html.j2": (),
-    "method.html.j2": (),
-    "search.html.j2": (),
-}
+def template_reads(env: Environment, template: str) -> frozenset[str]:
+    """The context names ``template`` reads, itself or through the templates it extends,
+    includes or imports (``jinja2.meta``)."""
+    names: set[str] = set()
+    todo, seen = [template], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        assert env.loader is not None
+        parsed = env.parse(env.loader.get_source(env, name)[0])
+        names |= meta.find_undeclared_variables(parsed)
+        todo.extend(ref for ref in meta.find_referenced_templates(parsed) if ref is not None)
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -351,10 +353,17 @@ def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWr
         "built_at": snapshot.built_at.isoformat(),
         "window": _window_text(Clock(snapshot.as_of)),
     }
+    # Each page is given only the snapshot-wide values its template prints: only the overview
+    # names the snapshot and its build time, so a page that prints neither (nor the date) keeps
+    # its bytes and its key from one build to the next, and is linked instead of rendered.
+    shared_by_template: dict[str, list[str]] = {}
     count = 0
     for page in pages(SiteData(snapshot, opened)):
+        if page.template not in shared_by_template:
+            reads = template_reads(env, page.template)
+            shared_by_template[page.template] = [name for name in shared if name in reads]
         context = {
-            **{name: shared[name] for name in SHARED_BY_TEMPLATE[page.template]},
+            **{name: shared[name] for name in shared_by_template[page.template]},
             **page.context,
             "root": "../" * page.path.count("/"),
             "path": page.path,

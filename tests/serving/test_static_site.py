@@ -157,3 +157,18 @@ def test_site_export_copies_the_site_and_refuses_a_used_folder(
         cli, ["site", "export", str(tmp_path / "x"), "--data-dir", str(tmp_path / "no-data")]
     )
     assert empty.exit_code == 1 and "aimi build" in empty.output
+
+
+def test_a_page_is_given_only_the_snapshot_wide_values_its_templates_read() -> None:
+    """Read through extends and imports: only the overview names the snapshot and its build
+    time, so every other page can keep its bytes (and be linked) from one build to the next."""
+    from serving.static.site import environment, template_reads
+
+    env = environment()
+    shared = {"snapshot_id", "as_of", "built_at", "window"}
+    assert template_reads(env, "overview.html.j2") >= shared
+    assert template_reads(env, "entity.html.j2") & shared == {"as_of", "window"}
+    for template in ("signal.html.j2", "method.html.j2", "search.html.j2"):
+        assert not template_reads(env, template) & shared
+    # method.html.j2 reads "root" only through the base template it extends
+    assert "root" in template_reads(env, "method.html.j2")
