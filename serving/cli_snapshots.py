@@ -113,8 +113,9 @@ def snapshots_prune(
 @snapshots_app.command("push")
 def snapshots_push(data_dir: DataDirOption = None) -> None:
     """Upload the current snapshot to the object store AIMI_SNAPSHOT_STORE names (verified
-    first; a snapshot already there is not sent again) and point the store's CURRENT at it: the
-    replicas pull it within a poll. A build and a rollback publish there by themselves; push
+    first; a snapshot already there is not sent again, and a large file the store's current
+    snapshot has is copied there, not sent) and point the store's CURRENT at it: the replicas
+    pull it within a poll. A build and a rollback publish there by themselves; push
     to seed a new store, or after an upload that failed."""
     from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
     from warehouse.settings import load_settings
@@ -133,7 +134,8 @@ def snapshots_push(data_dir: DataDirOption = None) -> None:
     except (SnapshotError, ObjectStoreError) as exc:
         echo(f"aimi snapshots push: {exc}", err=True)
         raise typer.Exit(1) from None
+    copied = f", {sent.copied} copied in the store" if sent.copied else ""
     echo(
         f"{store.url}: CURRENT → {opened.snapshot_id} ({sent.files} files, "
-        f"{sent.bytes / 1e6:,.1f} MB sent in {sent.seconds:.1f} s)"
+        f"{sent.bytes / 1e6:,.1f} MB sent{copied} in {sent.seconds:.1f} s)"
     )

@@ -98,6 +98,7 @@ class Transfer:
     bytes: int
     seconds: float
     linked: int = 0  # pulled files hard-linked from the snapshot served before
+    copied: int = 0  # pushed files copied inside the store from the snapshot it named before
 
 
 @contextmanager
@@ -160,20 +161,31 @@ class ObjectStore:
 
     def upload(self, opened: OpenedSnapshot) -> Transfer:
         """Upload a sealed snapshot: every file its manifest lists, then the manifest. A
-        snapshot whose identical manifest is stored already is not uploaded again."""
+        snapshot whose identical manifest is stored already is not uploaded again. A large
+        file identical (size and SHA-256) to one of the snapshot the store's ``CURRENT``
+        names is copied inside the store instead of sent: a republish with the same units
+        (a clock-only daily run) sends no vectors nor indexes, gigabytes at a million units."""
         started = time.perf_counter()
         sid = opened.snapshot_id
         local_manifest = (opened.path / MANIFEST).read_bytes()
         if self.manifest_bytes(sid) == local_manifest:
             return Transfer(sid, 0, 0, time.perf_counter() - started)
         names = _listed_files(opened.manifest)
-        small = [name for name in names if (opened.path / name).stat().st_size < PACK_BELOW]
+        sizes = _sizes(opened.manifest)
+        small = [name for name in names if sizes[name] < PACK_BELOW]
         packed = set(small)
+        previous = self._current_manifest()
+        copy_from = {} if previous is None else _unchanged(opened.manifest, previous)
 
         def put(name: str) -> int:
-            path = opened.path / name
-            self.client.upload_file(str(path), self.url.bucket, self.url.key(SNAPSHOTS, sid, name))
-            return path.stat().st_size
+            """Send ``name`` or copy it in the store; the bytes sent."""
+            key = self.url.key(SNAPSHOTS, sid, name)
+            if previous is not None and name in copy_from:
+                source = self.url.key(SNAPSHOTS, previous.snapshot_id, copy_from[name])
+                self.client.copy({"Bucket": self.url.bucket, "Key": source}, self.url.bucket, key)
+                return 0
+            self.client.upload_file(str(opened.path / name), self.url.bucket, key)
+            return sizes[name]
 
         with (
             _store_errors(self.url, f"upload snapshot {sid}"),
@@ -194,16 +206,29 @@ class ObjectStore:
                 Key=self.url.key(SNAPSHOTS, sid, PACK_INDEX),
                 Body=index_bytes,
             )
-            sizes = [future.result() for future in uploads]
-            sizes += [pack.stat().st_size, len(index_bytes)]
+            sent = [future.result() for future in uploads] + [pack.stat().st_size, len(index_bytes)]
+            copied = sum(1 for name in names if name not in packed and name in copy_from)
             self.client.put_object(
                 Bucket=self.url.bucket,
                 Key=self.url.key(SNAPSHOTS, sid, MANIFEST),
                 Body=local_manifest,
                 ContentType="application/json",
             )
-        total = sum(sizes) + len(local_manifest)
-        return Transfer(sid, len(sizes) + 1, total, time.perf_counter() - started)
+        total = sum(sent) + len(local_manifest)
+        files = len(names) - len(small) - copied + 3  # the pack, its index, the manifest
+        return Transfer(sid, files, total, time.perf_counter() - started, copied=copied)
+
+    def _current_manifest(self) -> Manifest | None:
+        """The manifest of the snapshot ``CURRENT`` names, or None (none yet, or unreadable:
+        then every file is sent)."""
+        current = self.current_id()
+        raw = None if current is None else self.manifest_bytes(current)
+        if raw is None:
+            return None
+        try:
+            return Manifest.from_json(json.loads(raw))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None
 
     def set_current(self, snapshot_id: str) -> None:
         """Point the store's ``CURRENT`` at an uploaded snapshot (refused for one whose
@@ -349,11 +374,8 @@ def _sizes(manifest: Manifest) -> dict[str, int]:
     }
 
 
-def _link_unchanged(manifest: Manifest, reuse: OpenedSnapshot, folder: Path) -> set[str]:
-    """Hard-link into ``folder`` every file of ``manifest`` whose size and SHA-256 match a
-    file of ``reuse`` (snapshots never change once sealed, and the pull verifies the result
-    as a whole); the names linked. A build changes a few tables and pages, not the thousands
-    of unchanged ones a pull would otherwise download and write again."""
+def _unchanged(manifest: Manifest, other: Manifest) -> dict[str, str]:
+    """Each file of ``manifest`` → a file of ``other`` with the same size and SHA-256."""
 
     def identities(m: Manifest) -> dict[str, tuple[int, str]]:
         return {
@@ -361,12 +383,20 @@ def _link_unchanged(manifest: Manifest, reuse: OpenedSnapshot, folder: Path) -> 
             **{name: (e.bytes, e.sha256) for name, e in m.files.items()},
         }
 
-    have = {identity: name for name, identity in identities(reuse.manifest).items()}
+    have = {identity: name for name, identity in identities(other).items()}
+    return {
+        name: have[identity] for name, identity in identities(manifest).items() if identity in have
+    }
+
+
+def _link_unchanged(manifest: Manifest, reuse: OpenedSnapshot, folder: Path) -> set[str]:
+    """Hard-link into ``folder`` every file of ``manifest`` whose size and SHA-256 match a
+    file of ``reuse`` (snapshots never change once sealed, and the pull verifies the result
+    as a whole); the names linked. A build changes a few tables and pages, not the thousands
+    of unchanged ones a pull would otherwise download and write again."""
+
     linked: set[str] = set()
-    for name, identity in identities(manifest).items():
-        source = have.get(identity)
-        if source is None:
-            continue
+    for name, source in _unchanged(manifest, reuse.manifest).items():
         try:
             os.link(reuse.path / source, folder / name)
         except OSError:  # another file system, or no links there: download it instead

@@ -54,17 +54,20 @@ def store(s3: S3Server) -> ObjectStore:
     return ObjectStore(f"s3://{s3.bucket}/test-{next(_prefixes)}", client=s3.client())
 
 
-def _publish(root: Path, rows: int, *, big: bool = False) -> OpenedSnapshot:
+def _publish(
+    root: Path, rows: int, *, big: bool = False, big_tail: int | None = None
+) -> OpenedSnapshot:
     """A small snapshot with a table and three small files, two in a subfolder and one empty
     (all of them travel in the pack); with ``big``, also a file of 1.5 MiB (uploaded on its
-    own)."""
+    own) whose last byte is ``big_tail``, else ``rows``."""
 
     def write_files(folder: Path) -> dict[str, Any]:
         (folder / "index").mkdir()
         (folder / "index" / "vectors.bin").write_bytes(bytes(range(256)) * rows)
         (folder / "index" / ".lock").write_bytes(b"")  # empty files exist (tantivy's lock)
         if big:
-            (folder / "index" / "big.bin").write_bytes(bytes(range(256)) * 6 * 1024 + bytes([rows]))
+            tail = bytes([rows if big_tail is None else big_tail])
+            (folder / "index" / "big.bin").write_bytes(bytes(range(256)) * 6 * 1024 + tail)
         (folder / "site.json").write_text(f'{{"rows": {rows}}}\n')
         return {"extra": rows}
 
@@ -157,6 +160,26 @@ def test_a_new_snapshot_replaces_the_old_and_old_ones_are_pruned(
     store.set_current(ids[-3])
     assert pull_current(replica, store).action == "switched"
     assert current_snapshot_id(replica) == ids[-3]
+
+
+def test_a_large_file_the_stored_snapshot_has_is_copied_in_the_store_not_sent(
+    tmp_path: Path, s3: S3Server, store: ObjectStore
+) -> None:
+    first = _publish(tmp_path / "builder", 20, big=True, big_tail=7)
+    assert push_snapshot(store, first).copied == 0
+    second = _publish(tmp_path / "builder", 30, big=True, big_tail=7)  # other table, same big
+    sent = push_snapshot(store, second)
+    assert (sent.copied, sent.files) == (1, 3)  # the pack, its index, the manifest
+    assert sent.bytes < 2**20  # the 1.5-MiB file was not sent
+    key = store.url.key("snapshots", second.snapshot_id, "index", "big.bin")
+    stored = s3.client().get_object(Bucket=s3.bucket, Key=key)["Body"].read()
+    assert stored == (second.path / "index" / "big.bin").read_bytes()
+    replica = DataDir(tmp_path / "replica")
+    assert pull_current(replica, store).action == "downloaded"
+    open_snapshot(replica.snapshots / second.snapshot_id, thorough=True)
+    # a different large file is sent
+    third = _publish(tmp_path / "builder", 40, big=True, big_tail=8)
+    assert push_snapshot(store, third).copied == 0
 
 
 def test_a_snapshot_that_fails_verification_is_refused_and_the_old_one_stays(
