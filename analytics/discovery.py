@@ -30,6 +30,12 @@ letters-and-digits word → model, anything else → other.
 **Family** (``family_of``): a model or hardware name whose leading words, or whose first word's
 letters before its version (``Qwen3.8-27B`` → ``Qwen``), name a registry model or hardware entry
 joins that entry's family (its own ``family`` when it has one).
+
+**Short forms** (``short_forms``): a recurring name of two or more words, one of them with a
+digit, that is a longer name without its leading words (``Haiku 4.5`` for ``Claude Haiku
+4.5``, ``K2 Thinking`` for ``Kimi K2 Thinking``) and the end of no other name, is that entity
+written short, not a new one: it becomes an alias of the registry entry (``Discovered.aliases``)
+or of the longer candidate (whose counts it joins), so the model's mentions are not split in two.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from datetime import datetime
 
 import polars as pl
 
-from analytics.entities import Entity, public_id_for, slugify
+from analytics.entities import Alias, Entity, public_id_for, slugify
 from analytics.linking import EntityIndex, Linker, normalize_text
 
 MAX_NAME_TOKENS = 4
@@ -511,6 +517,15 @@ def _day(value: object) -> str:
     return value.date().isoformat() if isinstance(value, datetime) else ""
 
 
+@dataclass(frozen=True)
+class Discovered:
+    """What discovery found: new ``candidates``, and short forms of entities ``linker`` knows
+    (``aliases``: entity id → the names found, most frequent spelling each)."""
+
+    candidates: list[Entity]
+    aliases: dict[str, list[str]]
+
+
 def discover_candidates(
     signals: pl.DataFrame,
     linker: Linker,
@@ -520,11 +535,32 @@ def discover_candidates(
     given_names: frozenset[str] = frozenset(),
     index: EntityIndex | None = None,
 ) -> list[Entity]:
+    """``discover(...).candidates``."""
+    return discover(
+        signals,
+        linker,
+        min_signals=min_signals,
+        min_domains=min_domains,
+        given_names=given_names,
+        index=index,
+    ).candidates
+
+
+def discover(
+    signals: pl.DataFrame,
+    linker: Linker,
+    *,
+    min_signals: int = 2,
+    min_domains: int = 2,
+    given_names: frozenset[str] = frozenset(),
+    index: EntityIndex | None = None,
+) -> Discovered:
     """Unreviewed entities for names that recur in ``signals`` (``signal_id``, ``text``,
     ``domain``, and ``published_at`` when present) and that ``linker``'s registry does not
     know, cleaned, typed (``given_names`` helps find people) and attached to their family in
-    ``index`` (the registry's), sorted by signal count then name. ``extra`` carries the
-    counts: ``signals``, ``domains`` and ``days`` (distinct publication days)."""
+    ``index`` (the registry's), sorted by signal count then name; and the short forms of
+    known entities among them (module docstring). ``extra`` carries the counts: ``signals``,
+    ``domains`` and ``days`` (distinct publication days)."""
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     # the last word of capitalized runs → their first words, when those are no given names:
     # "Studio" ends "AI Studio", "LM Studio"…, a surname ends people's names
@@ -620,6 +656,27 @@ def discover_candidates(
         and rejection(name) is None
         and written_lowercase[folded] <= LOWERCASE_PHRASE_RATIO * tallies[folded].surfaces.total()
     ]
+    # short forms: an alias of their entity, not a candidate; a longer candidate takes their
+    # mentions' counts
+    owners = short_forms(kept, linker.entities.values())
+    aliases: defaultdict[str, list[str]] = defaultdict(list)
+    known_aliases: dict[str, list[str]] = defaultdict(list)
+    for folded, name in kept:
+        owner = owners.get(folded)
+        if owner is None:
+            continue
+        kind_of_owner, owner_key = owner
+        if kind_of_owner == ENTITY:
+            known_aliases[owner_key].append(name)
+            continue
+        aliases[owner_key].append(name)
+        into, short = tallies[owner_key], tallies[folded]
+        into.signals |= short.signals
+        into.domains |= short.domains
+        into.days |= short.days
+        into.mentions += short.mentions
+        into.context.update(short.context)
+    kept = [(folded, name) for folded, name in kept if folded not in owners]
     baseline = cue_baseline(tallies[folded].context for folded, _ in kept)
     found: list[Entity] = []
     for folded, name in kept:
@@ -645,6 +702,7 @@ def discover_candidates(
                 key=key,
                 name=name,
                 type=kind,
+                aliases=tuple(Alias(short, "exact") for short in sorted(aliases[folded])),
                 family=family_of(name, kind, index) if index is not None else None,
                 reviewed=False,
                 extra={
@@ -655,4 +713,38 @@ def discover_candidates(
             )
         )
     found.sort(key=lambda e: (-int(e.extra["signals"]), e.name.lower(), e.name))
+    return Discovered(
+        found, {entity_id: sorted(names) for entity_id, names in known_aliases.items()}
+    )
+
+
+ENTITY, CANDIDATE = "entity", "candidate"
+
+
+def short_forms(
+    names: list[tuple[str, str]], known: Iterable[Entity]
+) -> dict[str, tuple[str, str]]:
+    """Which of ``names`` (folded, spelled) are short forms (module docstring), and of whom:
+    folded name → (``ENTITY``, entity id) or (``CANDIDATE``, the longer name folded). A name
+    that ends two names of different owners is ambiguous and left alone."""
+    forms: list[tuple[str, tuple[str, str]]] = [
+        (" ".join(alias.text.lower().split()), (ENTITY, entity.entity_id))
+        for entity in known
+        for alias in entity.surface_forms()
+    ]
+    forms += [(folded, (CANDIDATE, folded)) for folded, _ in names]
+    found: dict[str, tuple[str, str]] = {}
+    # longest first: a candidate that is itself a short form passes its owner on
+    for folded, name in sorted(names, key=lambda item: (-len(item[1].split()), item[0])):
+        words = name.split()
+        if len(words) < 2 or not words[0][0].isalpha() or not any(c.isdigit() for c in name):
+            continue
+        end = " " + folded
+        owners = {
+            found.get(owner[1], owner) if owner[0] == CANDIDATE else owner
+            for form, owner in forms
+            if form.endswith(end)
+        }
+        if len(owners) == 1:
+            found[folded] = owners.pop()
     return found

@@ -16,7 +16,7 @@ least 2 distinct days, from at least 2 source domains, are real entities 95% of 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -163,6 +163,21 @@ def apply_decisions(registry: Sequence[Entity], decisions: Iterable[EntityDecisi
         merged[decision.folded] = target.entity_id
     rejected = frozenset(d.folded for d in chosen.values() if d.decision == REJECT)
     return Known(list(known.values()), status, rejected, merged)
+
+
+def with_aliases(known: Known, aliases: Mapping[str, Sequence[str]]) -> Known:
+    """``known`` with more exact-case aliases (entity id → names: the short forms discovery
+    found, ``analytics.discovery.short_forms``), recorded as merged as a person's merges are,
+    so that no candidate is made of them."""
+    entities = {e.entity_id: e for e in known.entities}
+    merged = dict(known.merged)
+    for entity_id, names in aliases.items():
+        entity = entities[entity_id]
+        forms = {fold(a.text) for a in entity.surface_forms()}
+        new = tuple(Alias(name, "exact") for name in names if fold(name) not in forms)
+        entities[entity_id] = dataclasses.replace(entity, aliases=(*entity.aliases, *new))
+        merged.update(dict.fromkeys((fold(name) for name in names), entity_id))
+    return dataclasses.replace(known, entities=list(entities.values()), merged=merged)
 
 
 def reviewed_set(known: Known, candidates: Iterable[Entity]) -> tuple[list[Entity], dict[str, str]]:

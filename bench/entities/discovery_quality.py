@@ -16,7 +16,7 @@ proposed names labelled entities / judged proposed names; type accuracy = propos
 whose type equals the label / judged proposed entities; family: of the labelled entities with a
 family whose name resolves to a registry entry, the share discovery attached to that entry's
 family. Recall against the sample = labelled entities still proposed / labelled entities.
-Prints Markdown. """
+Prints Markdown."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from analytics.discovery import discover_candidates, rejection
+from analytics.discovery import discover, rejection
 from analytics.entities import Entity
 from analytics.linking import EntityIndex, Linker
 from analytics.urls import registrable_domain
@@ -92,10 +92,17 @@ def main() -> None:
     signals = ainews_signals(args.shared_data)
     registry = load_registry(registry_path())
     index = EntityIndex(registry)
-    found = discover_candidates(
-        signals, Linker(registry), given_names=load_given_names(), index=index
-    )
+    discovered = discover(signals, Linker(registry), given_names=load_given_names(), index=index)
+    found = discovered.candidates
     result = judge(found, labels)
+    # short forms: names taken as a known entity or a longer candidate written short
+    names = {e.entity_id: e.name for e in registry}
+    result["short_forms"] = {
+        "of_registry_entities": {
+            names[entity_id]: forms for entity_id, forms in discovered.aliases.items()
+        },
+        "of_candidates": {e.name: [a.text for a in e.aliases] for e in found if e.aliases},
+    }
 
     # family: labelled entities whose family name the registry resolves
     expected = {
@@ -165,6 +172,7 @@ def main() -> None:
     print("false names proposed:", result["false"])
     print("cleaning rejections:", result["cleaning"])
     print("unjudged:", result["unjudged"])
+    print("short forms:", result["short_forms"])
 
 
 if __name__ == "__main__":

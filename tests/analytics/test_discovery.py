@@ -10,13 +10,16 @@ import pytest
 
 from analytics.discovery import (
     cue_baseline,
+    discover,
     discover_candidates,
     discovered_id,
     family_of,
     guess_type,
     rejection,
+    short_forms,
 )
 from analytics.entities import Alias, Entity, public_id_for
+from analytics.entity_review import apply_decisions, reviewed_set, with_aliases
 from analytics.linking import EntityIndex, Linker
 
 LINKER = Linker(
@@ -349,3 +352,54 @@ def test_a_new_variant_glued_to_a_registry_name_is_discovered_into_its_family() 
     assert found["GPT-5.1-Codex"].family == gpt51.entity_id
     assert found["Qwen3.8-Coder"].family == public_id_for("model:qwen")
     assert "GPT-5.1" not in found and "OpenAI Codex" not in found
+
+
+HAIKU = Entity(
+    public_id_for("model:claude-haiku-4.5"), "model:claude-haiku-4.5", "Claude Haiku 4.5", "model"
+)
+
+
+def test_a_known_model_written_short_is_an_alias_not_a_candidate() -> None:
+    """ "Haiku 4.5" is "Claude Haiku 4.5" without its brand: its mentions are that entity's."""
+    signals = corpus(
+        ("a.com", "Haiku 4.5 is fast. Zeta Vega 3 ships."),
+        ("b.com", "We moved to Haiku 4.5 for triage, and Vega 3 for code."),
+        ("c.com", "Vega 3 beats Haiku 4.5 on price; Zeta Vega 3 is open."),
+        ("d.com", "Blue Harbor and the Grand Blue Harbor; Vega 3 again."),
+        ("e.com", "Blue Harbor again, the Grand Blue Harbor again."),
+    )
+    registry = [HAIKU]
+    found = discover(signals, Linker(registry), index=EntityIndex(registry))
+    assert found.aliases == {HAIKU.entity_id: ["Haiku 4.5"]}
+    by_name = {e.name: e for e in found.candidates}
+    assert "Haiku 4.5" not in by_name
+    # a longer candidate takes its short form as an alias and its counts
+    assert "Vega 3" not in by_name
+    vega = by_name["Zeta Vega 3"]
+    assert vega.aliases == (Alias("Vega 3", "exact"),)
+    assert (vega.extra["signals"], vega.extra["domains"]) == ("4", "4")
+    # names with no digit are left alone: places and institutions nest
+    assert {"Blue Harbor", "Grand Blue Harbor"} <= set(by_name)
+    # the aliases link: the short mentions count for the entity
+    known = with_aliases(apply_decisions(registry, []), found.aliases)
+    everything, _ = reviewed_set(known, found.candidates)
+    linked = Linker(everything).link_signals(signals)
+    haiku_signals = linked.filter(pl.col("entity_id") == HAIKU.entity_id)["signal_id"]
+    assert sorted(haiku_signals.to_list()) == ["s0", "s1", "s2"]
+    vega_signals = linked.filter(pl.col("entity_id") == vega.entity_id)["signal_id"]
+    assert sorted(vega_signals.to_list()) == ["s0", "s1", "s2", "s3"]
+
+
+def test_a_short_form_of_two_names_is_left_alone() -> None:
+    signals = corpus(
+        ("a.com", "Zeta Vega 3 and Omni Vega 3 both ship."),
+        ("b.com", "Zeta Vega 3 or Omni Vega 3? Vega 3, say some."),
+        ("c.com", "Vega 3 is what people call them."),
+    )
+    found = discover(signals, Linker([]))
+    assert {"Zeta Vega 3", "Omni Vega 3", "Vega 3"} <= {e.name for e in found.candidates}
+    assert found.aliases == {}
+    assert short_forms([("vega 3", "Vega 3")], [HAIKU]) == {}
+    assert short_forms([("haiku 4.5", "Haiku 4.5")], [HAIKU]) == {
+        "haiku 4.5": ("entity", HAIKU.entity_id)
+    }

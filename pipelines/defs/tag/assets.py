@@ -11,7 +11,7 @@ import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
-from analytics.discovery import discover_candidates
+from analytics.discovery import discover
 from analytics.entities import Entity
 from analytics.entity_review import (
     ACCEPTED,
@@ -21,6 +21,7 @@ from analytics.entity_review import (
     EntityReviewError,
     apply_decisions,
     reviewed_set,
+    with_aliases,
 )
 from analytics.linking import EntityIndex, Linker
 from analytics.schema import (
@@ -126,13 +127,15 @@ def entity_mentions(
             f"the entity reviews file cannot be applied: {exc}. Fix or remove the line "
             f"({data.entity_reviews_file}); `aimi entities review` writes valid ones."
         ) from exc
-    candidates = discover_candidates(
+    found = discover(
         signal_frame,
         Linker(known.entities),
         given_names=load_given_names(),
         index=EntityIndex(known.entities),
     )
-    everything, status = reviewed_set(known, candidates)
+    # a known entity written short ("Haiku 4.5") is that entity, not a new one
+    known = with_aliases(known, found.aliases)
+    everything, status = reviewed_set(known, found.candidates)
     discovered = everything[len(known.entities) :]
     linker = Linker(everything)
     signal_entities = linker.link_signals(signal_frame)
@@ -172,6 +175,7 @@ def entity_mentions(
             "discovered_entities": len(discovered),
             "accepted_entities": counts[ACCEPTED],
             "merged_names": len(known.merged),
+            "short_forms": sum(len(forms) for forms in found.aliases.values()),
             "rejected_names": len(known.rejected),
             "by_status_and_type": native_table(
                 entity_table.group_by("status", "type").len("entities").sort("status", "type")
