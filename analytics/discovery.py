@@ -554,13 +554,15 @@ def discover(
     min_domains: int = 2,
     given_names: frozenset[str] = frozenset(),
     index: EntityIndex | None = None,
+    settled: frozenset[str] = frozenset(),
 ) -> Discovered:
     """Unreviewed entities for names that recur in ``signals`` (``signal_id``, ``text``,
     ``domain``, and ``published_at`` when present) and that ``linker``'s registry does not
     know, cleaned, typed (``given_names`` helps find people) and attached to their family in
     ``index`` (the registry's), sorted by signal count then name; and the short forms of
     known entities among them (module docstring). ``extra`` carries the counts: ``signals``,
-    ``domains`` and ``days`` (distinct publication days)."""
+    ``domains`` and ``days`` (distinct publication days). ``settled``: names (trimmed, lower
+    case) a person rejected or merged, which take no short forms, nor become one."""
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     # the last word of capitalized runs → their first words, when those are no given names:
     # "Studio" ends "AI Studio", "LM Studio"…, a surname ends people's names
@@ -658,7 +660,7 @@ def discover(
     ]
     # short forms: an alias of their entity, not a candidate; a longer candidate takes their
     # mentions' counts
-    owners = short_forms(kept, linker.entities.values())
+    owners = short_forms(kept, linker.entities.values(), settled=settled)
     aliases: defaultdict[str, list[str]] = defaultdict(list)
     known_aliases: dict[str, list[str]] = defaultdict(list)
     for folded, name in kept:
@@ -722,22 +724,34 @@ ENTITY, CANDIDATE = "entity", "candidate"
 
 
 def short_forms(
-    names: list[tuple[str, str]], known: Iterable[Entity]
+    names: list[tuple[str, str]],
+    known: Iterable[Entity],
+    *,
+    settled: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[str, str]]:
     """Which of ``names`` (folded, spelled) are short forms (module docstring), and of whom:
     folded name → (``ENTITY``, entity id) or (``CANDIDATE``, the longer name folded). A name
-    that ends two names of different owners is ambiguous and left alone."""
+    that ends two names of different owners is ambiguous and left alone, and so is one that
+    is a known name in another case, or ``settled`` (a person's decision), or whose only
+    owner is a settled candidate."""
     forms: list[tuple[str, tuple[str, str]]] = [
         (" ".join(alias.text.lower().split()), (ENTITY, entity.entity_id))
         for entity in known
         for alias in entity.surface_forms()
     ]
-    forms += [(folded, (CANDIDATE, folded)) for folded, _ in names]
+    left_alone = {form for form, _ in forms} | settled  # known names, in any case
+    forms += [
+        (" ".join(folded.split()), (CANDIDATE, folded))
+        for folded, name in names
+        if " ".join(folded.split()) not in settled
+    ]
     found: dict[str, tuple[str, str]] = {}
     # longest first: a candidate that is itself a short form passes its owner on
     for folded, name in sorted(names, key=lambda item: (-len(item[1].split()), item[0])):
         words = name.split()
         if len(words) < 2 or not words[0][0].isalpha() or not any(c.isdigit() for c in name):
+            continue
+        if " ".join(folded.split()) in left_alone:
             continue
         end = " " + folded
         owners = {

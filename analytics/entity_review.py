@@ -166,17 +166,27 @@ def apply_decisions(registry: Sequence[Entity], decisions: Iterable[EntityDecisi
 
 
 def with_aliases(known: Known, aliases: Mapping[str, Sequence[str]]) -> Known:
-    """``known`` with more exact-case aliases (entity id → names: the short forms discovery
-    found, ``analytics.discovery.short_forms``), recorded as merged as a person's merges are,
-    so that no candidate is made of them."""
+    """``known`` with more aliases (entity id → names: the short forms discovery found,
+    ``analytics.discovery.short_forms``), recorded as merged as a person's merges are, so that
+    no candidate is made of them. They match in their exact case, as a merge does (the most
+    frequent spelling discovery saw). A name a person rejected or merged is left as decided.
+    Raises ``EntityReviewError`` for an id ``known`` lacks."""
     entities = {e.entity_id: e for e in known.entities}
     merged = dict(known.merged)
     for entity_id, names in aliases.items():
-        entity = entities[entity_id]
+        entity = entities.get(entity_id)
+        if entity is None:
+            raise EntityReviewError(f"aliases {list(names)} for {entity_id!r}, which is no entity")
         forms = {fold(a.text) for a in entity.surface_forms()}
-        new = tuple(Alias(name, "exact") for name in names if fold(name) not in forms)
-        entities[entity_id] = dataclasses.replace(entity, aliases=(*entity.aliases, *new))
-        merged.update(dict.fromkeys((fold(name) for name in names), entity_id))
+        fresh = [
+            name
+            for name in names
+            if fold(name) not in forms | known.rejected and fold(name) not in merged
+        ]
+        entities[entity_id] = dataclasses.replace(
+            entity, aliases=(*entity.aliases, *(Alias(name, "exact") for name in fresh))
+        )
+        merged.update(dict.fromkeys((fold(name) for name in fresh), entity_id))
     return dataclasses.replace(known, entities=list(entities.values()), merged=merged)
 
 

@@ -133,7 +133,8 @@ class SearchIndex:
         # the tie-break (sorting a million ids took about a second at open, mapping them to
         # rows in a dict half a second)
         self.unit_ids: pl.Series = frame["unit_id"]
-        if params.get("rows") == ROWS_BY_UNIT_ID:
+        # the mark is checked, not trusted: a wrong one would map ids to other units' rows
+        if params.get("rows") == ROWS_BY_UNIT_ID and self.unit_ids.is_sorted():
             self._ids_sorted, self._row_at = self.unit_ids, None
             self.id_rank = np.arange(self.size, dtype=np.int64)
         else:  # a snapshot published before its rows were stored in id order
@@ -496,7 +497,7 @@ class SearchIndex:
         if boost > 0:
             age_days = np.maximum(self.as_of_us - self.published_us[rows], 0) / _US_PER_DAY
             values = values * (1.0 - boost + boost * np.exp2(-age_days / RECENCY_HALF_LIFE_DAYS))
-        # score desc; ties by unit id asc (rows are not ordered by id, ids are stable)
+        # score desc; ties by unit id asc (id_rank: the row itself when rows are in id order)
         order = np.lexsort((self.id_rank[rows], -values))
         per_signal: dict[int, int] = {}
         hits: list[Hit] = []
@@ -583,7 +584,10 @@ def _groups(values: pl.Series, rows: pl.Series) -> tuple[list[Any], Int64Array, 
 
 def _value_masks(column: pl.Series) -> dict[str, BoolArray]:
     """Each value of a string column → the mask of the rows holding it."""
-    return {value: (column == value).to_numpy() for value in column.unique().drop_nulls()}
+    return {
+        value: (column == value).fill_null(False).to_numpy()
+        for value in column.unique().drop_nulls()
+    }
 
 
 def _search_frame(opened: OpenedSnapshot) -> pl.DataFrame:

@@ -164,7 +164,10 @@ class ObjectStore:
         snapshot whose identical manifest is stored already is not uploaded again. A large
         file identical (size and SHA-256) to one of the snapshot the store's ``CURRENT``
         names is copied inside the store instead of sent: a republish with the same units
-        (a clock-only daily run) sends no vectors nor indexes, gigabytes at a million units."""
+        (a clock-only daily run) sends no vectors nor indexes, gigabytes at a million units;
+        one that cannot be copied (gone from the store) is sent."""
+        from botocore.exceptions import ClientError
+
         started = time.perf_counter()
         sid = opened.snapshot_id
         local_manifest = (opened.path / MANIFEST).read_bytes()
@@ -176,14 +179,21 @@ class ObjectStore:
         packed = set(small)
         previous = self._current_manifest()
         copy_from = {} if previous is None else _unchanged(opened.manifest, previous)
+        copy_failed: set[str] = set()
 
         def put(name: str) -> int:
             """Send ``name`` or copy it in the store; the bytes sent."""
             key = self.url.key(SNAPSHOTS, sid, name)
             if previous is not None and name in copy_from:
                 source = self.url.key(SNAPSHOTS, previous.snapshot_id, copy_from[name])
-                self.client.copy({"Bucket": self.url.bucket, "Key": source}, self.url.bucket, key)
-                return 0
+                try:
+                    self.client.copy(
+                        {"Bucket": self.url.bucket, "Key": source}, self.url.bucket, key
+                    )
+                    return 0
+                except ClientError as exc:  # gone from the store, or packed there: send it
+                    log.warning("%s: cannot copy %s (%s); sending it", self.url, source, exc)
+                    copy_failed.add(name)
             self.client.upload_file(str(opened.path / name), self.url.bucket, key)
             return sizes[name]
 
@@ -207,7 +217,11 @@ class ObjectStore:
                 Body=index_bytes,
             )
             sent = [future.result() for future in uploads] + [pack.stat().st_size, len(index_bytes)]
-            copied = sum(1 for name in names if name not in packed and name in copy_from)
+            copied = sum(
+                1
+                for name in names
+                if name not in packed and name in copy_from and name not in copy_failed
+            )
             self.client.put_object(
                 Bucket=self.url.bucket,
                 Key=self.url.key(SNAPSHOTS, sid, MANIFEST),

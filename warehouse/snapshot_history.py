@@ -100,7 +100,7 @@ def rollback(
     that does not verify.
 
     ``before_switch`` runs on the verified snapshot before the local pointer moves, under the
-    same locks (the CLI pushes it to the object store there: a server that follows the store
+    build lock (the CLI pushes it to the object store there: a server that follows the store
     would otherwise bring this data dir back to the store's snapshot while the upload runs).
     Whatever it raises propagates, and ``CURRENT`` stays where it was."""
     folder = data.snapshots / snapshot_id

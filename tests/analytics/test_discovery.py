@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -19,7 +20,12 @@ from analytics.discovery import (
     short_forms,
 )
 from analytics.entities import Alias, Entity, public_id_for
-from analytics.entity_review import apply_decisions, reviewed_set, with_aliases
+from analytics.entity_review import (
+    EntityReviewError,
+    apply_decisions,
+    reviewed_set,
+    with_aliases,
+)
 from analytics.linking import EntityIndex, Linker
 
 LINKER = Linker(
@@ -403,3 +409,35 @@ def test_a_short_form_of_two_names_is_left_alone() -> None:
     assert short_forms([("haiku 4.5", "Haiku 4.5")], [HAIKU]) == {
         "haiku 4.5": ("entity", HAIKU.entity_id)
     }
+
+
+def test_known_names_in_another_case_and_a_persons_decisions_are_left_alone() -> None:
+    kimi = Entity(public_id_for("model:kimi-k2-thinking"), "model:k", "Kimi K2 Thinking", "model")
+    short = Entity(
+        public_id_for("model:k2-thinking"),
+        "model:k2",
+        "K2 Thinking",
+        "model",
+        aliases=(Alias("K2 Thinking", "exact"),),
+    )
+    # "K2 THINKING" is a known name in another case, not a short form of Kimi K2 Thinking
+    assert short_forms([("k2 thinking", "K2 THINKING")], [kimi, short]) == {}
+    assert short_forms([("k2 thinking", "K2 Thinking")], [kimi]) == {
+        "k2 thinking": ("entity", kimi.entity_id)
+    }
+    names = [("zeta vega 3", "Zeta Vega 3"), ("vega 3", "Vega 3")]
+    assert short_forms(names, []) == {"vega 3": ("candidate", "zeta vega 3")}
+    # a rejected (or merged) longer candidate takes no short form; a settled one is no short form
+    assert short_forms(names, [], settled=frozenset({"zeta vega 3"})) == {}
+    assert short_forms(names, [], settled=frozenset({"vega 3"})) == {}
+
+
+def test_with_aliases_keeps_a_persons_decisions_and_refuses_an_unknown_entity() -> None:
+    known = apply_decisions([HAIKU], [])
+    known = dataclasses.replace(known, rejected=frozenset({"haiku 4.5 max"}))
+    added = with_aliases(known, {HAIKU.entity_id: ["Haiku 4.5", "Haiku 4.5 Max"]})
+    (entity,) = added.entities
+    assert entity.aliases == (Alias("Haiku 4.5", "exact"),)
+    assert added.merged == {"haiku 4.5": HAIKU.entity_id}
+    with pytest.raises(EntityReviewError, match="no entity"):
+        with_aliases(known, {"ent:/nobody": ["Nobody 1"]})

@@ -384,7 +384,16 @@ def test_lexical_ties_come_in_unit_id_order(index: SearchIndex) -> None:
     scored = list(zip([score for score, _ in result.hits], rows, strict=True))
     ties = [(a, b) for (x, a), (y, b) in pairwise(scored) if x == y]
     assert ties  # this small corpus has many
-    assert all(a < b for a, b in ties)
+    assert all(index.unit_ids[a] < index.unit_ids[b] for a, b in ties)
+
+
+def test_role_and_content_type_masks_are_booleans_even_beside_nulls() -> None:
+    from serving.search import _value_masks
+
+    masks = _value_masks(pl.Series(["claim", None, "thesis", "claim"]))
+    assert set(masks) == {"claim", "thesis"}
+    assert masks["claim"].dtype == np.bool_
+    assert masks["claim"].tolist() == [True, False, False, True]
 
 
 def test_search_rows_in_another_order_are_mapped_at_open(
@@ -418,6 +427,20 @@ def test_search_rows_in_another_order_are_mapped_at_open(
         assert row is not None and moved.unit_ids[row] == unit_id
         assert moved.id_rank[row] == rank
     assert moved.row_of("no such unit") is None
+    # a manifest that claims id order for rows that are not in it is not believed
+    claimed = publish_snapshot(
+        DataDir(tmp_path),
+        tables,
+        as_of=AS_OF,
+        write_files=lambda folder: {
+            "search": {**build_search_files(folder, rows, vectors), "rows": ROWS_BY_UNIT_ID}
+        },
+    )
+    misled = SearchIndex(claimed, AS_OF)
+    assert all(
+        misled.unit_ids[misled.row_of(unit_id)] == unit_id  # type: ignore[index]
+        for unit_id in index.unit_ids.to_list()
+    )
     vector = QueryEmbedder()([QUERY])[0]
     request = SearchRequest(query_vector=vector, query_text=QUERY, limit=20, legs=("dense",))
     expected = [(index.unit_ids[h.row], h.score) for h in index.search(request)]

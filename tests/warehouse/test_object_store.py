@@ -180,6 +180,14 @@ def test_a_large_file_the_stored_snapshot_has_is_copied_in_the_store_not_sent(
     # a different large file is sent
     third = _publish(tmp_path / "builder", 40, big=True, big_tail=8)
     assert push_snapshot(store, third).copied == 0
+    # the same one, but gone from the store: sent instead of copied
+    fourth = _publish(tmp_path / "builder", 50, big=True, big_tail=8)
+    gone = store.url.key("snapshots", third.snapshot_id, "index", "big.bin")
+    s3.client().delete_object(Bucket=s3.bucket, Key=gone)
+    sent = push_snapshot(store, fourth)
+    assert (sent.copied, sent.files) == (0, 4) and sent.bytes > 1.5 * 2**20
+    assert pull_current(replica, store).action == "downloaded"
+    open_snapshot(replica.snapshots / fourth.snapshot_id, thorough=True)
 
 
 def test_a_snapshot_that_fails_verification_is_refused_and_the_old_one_stays(

@@ -132,6 +132,7 @@ def entity_mentions(
         Linker(known.entities),
         given_names=load_given_names(),
         index=EntityIndex(known.entities),
+        settled=known.rejected | frozenset(known.merged),
     )
     # a known entity written short ("Haiku 4.5") is that entity, not a new one
     known = with_aliases(known, found.aliases)
