@@ -391,3 +391,26 @@ def test_unchanged_files_are_linked_from_the_snapshot_served_before(
     assert pulled.transfer is not None and pulled.transfer.linked < 5
     opened = open_snapshot(replica.snapshots / third.snapshot_id, thorough=True)
     assert opened.manifest == third.manifest
+
+
+def test_a_pull_verifies_what_it_fetched_not_what_it_linked(
+    tmp_path: Path, store: ObjectStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linked files are the served snapshot's, verified when it came."""
+    replica = DataDir(tmp_path / "replica")
+    push_snapshot(store, _publish(tmp_path / "builder", 40, big=True, big_tail=1))
+    pull_current(replica, store)
+    skips: list[Any] = []
+    real = object_store.open_snapshot
+
+    def spy(path: Path, **kwargs: Any) -> OpenedSnapshot:
+        skips.append(kwargs.get("skip"))
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(object_store, "open_snapshot", spy)
+    changed = _publish(tmp_path / "builder", 41, big=True, big_tail=1)  # the big file is not
+    push_snapshot(store, changed)
+    assert pull_current(replica, store).action == "downloaded"
+    (skip,) = skips
+    assert skip("index/big.bin") and skip("index/.lock")
+    assert not skip("index/vectors.bin") and not skip("site.json")
