@@ -310,7 +310,7 @@ class SnapshotStore:
 
     A snapshot is verified before it is swapped in: every table, and every file but the static
     site's, unless ``verify_site`` (``aimi serve --site``, which serves them). The publish
-    verified them all, and so does a replica's pull.
+    verified them all, and a replica's pull every file it fetched.
     """
 
     verify_site = False

@@ -308,9 +308,9 @@ def open_snapshot(
     checksum, and every table's row count.
 
     ``skip`` names files (paths relative to the folder) the caller never reads, left
-    unverified: an API server that does not serve the static site skips its files, which at a
-    million units are half a million (the publish and a replica's pull verify every file).
-    Tables are always verified.
+    unverified: an API server that does not serve the static site skips its files (hundreds of
+    thousands at a million units), a replica's pull the files it hard-linked from a snapshot
+    verified before. The publish verifies every file. Tables are always verified.
 
     The checksum is XXH3-128 (a damaged, truncated or swapped file; ~17 GB/s), or SHA-256
     when ``thorough`` or the manifest predates XXH3. Opening a 1M-unit snapshot took ~31 s on
