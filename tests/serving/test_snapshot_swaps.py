@@ -15,7 +15,7 @@ from pipelines.publishing import stage_served
 from serving.app import create_app
 from serving.models import ErrorBody, Health, SignalList
 from serving.static.mount import mount_site
-from serving.store import RETRY_AFTER_SECONDS, SnapshotStore
+from serving.store import RETRY_AFTER_SECONDS, SnapshotStore, release_freed_memory
 from tests.serving.conftest import AS_OF, DEV_KEY, Corpus, make_settings, publish, search_input
 from warehouse.paths import DataDir
 from warehouse.snapshot import add_files, switch_current
@@ -148,6 +148,20 @@ def test_the_api_verifies_the_site_only_when_it_serves_it(tmp_path: Path, corpus
     with_site = mount_site(create_app(make_settings(tmp_path))).state.store  # aimi serve --site
     assert isinstance(with_site, SnapshotStore) and with_site.verify_site
     assert with_site.refresh() is None  # refused: nothing to serve
+
+
+def test_the_poll_after_a_swap_gives_the_freed_memory_back(
+    fresh_root: Path, corpus: Corpus
+) -> None:
+    store = SnapshotStore(DataDir(fresh_root), poll_seconds=3600)
+    store.refresh()
+    assert not store._release_pending  # a first load frees nothing
+    publish(fresh_root, corpus.extended)
+    store.refresh()
+    assert store._release_pending
+    store.poll()
+    assert not store._release_pending
+    assert release_freed_memory()  # glibc on the machines we run on
 
 
 def test_a_request_keeps_the_snapshot_it_started_with(
