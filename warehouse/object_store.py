@@ -404,10 +404,11 @@ def _unchanged(manifest: Manifest, other: Manifest) -> dict[str, str]:
 
 
 def _link_unchanged(manifest: Manifest, reuse: OpenedSnapshot, folder: Path) -> set[str]:
-    """Hard-link into ``folder`` every file of ``manifest`` whose size and SHA-256 match a
-    file of ``reuse`` (snapshots never change once sealed, and ``reuse``'s files were verified
-    when it came; the pull verifies the tables and the fetched files); the names linked. A build changes a few tables and pages, not the thousands
-    of unchanged ones a pull would otherwise download and write again."""
+    """Hard-link into ``folder`` every file of ``manifest`` whose size and SHA-256 match a file of
+    ``reuse`` (snapshots never change once sealed, and ``reuse``'s files were verified when
+    it came; the pull verifies the tables and the fetched files); the names linked. A build
+    changes a few tables and pages, not the thousands of unchanged ones a pull would
+    otherwise download and write again."""
 
     linked: set[str] = set()
     for name, source in _unchanged(manifest, reuse.manifest).items():
