@@ -526,26 +526,6 @@ class Discovered:
     aliases: dict[str, list[str]]
 
 
-def discover_candidates(
-    signals: pl.DataFrame,
-    linker: Linker,
-    *,
-    min_signals: int = 2,
-    min_domains: int = 2,
-    given_names: frozenset[str] = frozenset(),
-    index: EntityIndex | None = None,
-) -> list[Entity]:
-    """``discover(...).candidates``."""
-    return discover(
-        signals,
-        linker,
-        min_signals=min_signals,
-        min_domains=min_domains,
-        given_names=given_names,
-        index=index,
-    ).candidates
-
-
 def discover(
     signals: pl.DataFrame,
     linker: Linker,

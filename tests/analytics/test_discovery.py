@@ -12,7 +12,6 @@ import pytest
 from analytics.discovery import (
     cue_baseline,
     discover,
-    discover_candidates,
     discovered_id,
     family_of,
     guess_type,
@@ -76,7 +75,7 @@ def names(found: list[Entity]) -> dict[str, str]:
 
 
 def test_recurring_names_across_signals_and_domains() -> None:
-    found = discover_candidates(SIGNALS, LINKER)
+    found = discover(SIGNALS, LINKER).candidates
     assert names(found) == {
         "Sam Altman": "person",
         "Thinking Machines Lab": "organization",
@@ -102,20 +101,20 @@ def test_recurring_names_across_signals_and_domains() -> None:
 
 def test_thresholds() -> None:
     # one domain only: Moonshot Research recurs but is not corroborated elsewhere
-    assert "Moonshot Research" not in names(discover_candidates(SIGNALS, LINKER))
-    loose = names(discover_candidates(SIGNALS, LINKER, min_signals=2, min_domains=1))
+    assert "Moonshot Research" not in names(discover(SIGNALS, LINKER).candidates)
+    loose = names(discover(SIGNALS, LINKER, min_signals=2, min_domains=1).candidates)
     assert "Moonshot Research" in loose
-    strict = names(discover_candidates(SIGNALS, LINKER, min_signals=3))
+    strict = names(discover(SIGNALS, LINKER, min_signals=3).candidates)
     assert set(strict) == {"Sam Altman"}
 
 
 def test_registry_names_and_their_neighbours_are_not_candidates() -> None:
-    found = names(discover_candidates(SIGNALS, LINKER, min_signals=1, min_domains=1))
+    found = names(discover(SIGNALS, LINKER, min_signals=1, min_domains=1).candidates)
     assert not {"OpenAI", "OpenAI Codex", "GPT-4o", "OpenAI API"} & set(found)
 
 
 def test_noise_is_not_proposed() -> None:
-    found = names(discover_candidates(SIGNALS, LINKER, min_signals=1, min_domains=1))
+    found = names(discover(SIGNALS, LINKER, min_signals=1, min_domains=1).candidates)
     # ordinary words in capitals, function words, codes, headlines and possessives
     for noise in ("Model Developments", "In March", "Q3", "FP8", "Series B", "Big News"):
         assert noise not in found
@@ -124,14 +123,14 @@ def test_noise_is_not_proposed() -> None:
 
 
 def test_empty_corpus() -> None:
-    assert discover_candidates(corpus(), LINKER) == []
+    assert discover(corpus(), LINKER).candidates == []
 
 
 def test_deterministic() -> None:
-    assert discover_candidates(SIGNALS, LINKER) == discover_candidates(SIGNALS, LINKER)
+    assert discover(SIGNALS, LINKER).candidates == discover(SIGNALS, LINKER).candidates
     shuffled = SIGNALS.reverse()
-    assert names(discover_candidates(shuffled, LINKER)) == names(
-        discover_candidates(SIGNALS, LINKER)
+    assert names(discover(shuffled, LINKER).candidates) == names(
+        discover(SIGNALS, LINKER).candidates
     )
 
 
@@ -161,14 +160,14 @@ def test_guess_type(name: str, kind: str) -> None:
 def test_discovered_keys_use_the_registry_slug_rule() -> None:
     # one slug rule (analytics.entities.slugify): a dotted version keeps its dot, as the
     # registry's keys do, so "Veo 3.1" discovered is "model:veo-3.1", never "model:veo-3-1"
-    found = discover_candidates(
+    found = discover(
         corpus(
             ("a.com", "Veo 3.1 shipped today."),
             ("b.com", "Critics said Veo 3.1 is slow."),
             ("c.com", "Veo 3.1 again."),
         ),
         LINKER,
-    )
+    ).candidates
     assert [(e.name, e.key) for e in found] == [("Veo 3.1", "model:veo-3.1")]
 
 
@@ -319,9 +318,9 @@ def test_discovery_types_by_context_attaches_families_and_counts_days() -> None:
             ],
         }
     )
-    found = discover_candidates(
+    found = discover(
         signals, Linker(REGISTRY), given_names=GIVEN, index=EntityIndex(REGISTRY)
-    )
+    ).candidates
     by_name = {e.name: e for e in found}
     # no sentence-initial verb, title, score or packaging suffix
     assert set(by_name) == {"Qwen3.8-27B", "Quoc Le"}
@@ -338,7 +337,7 @@ def test_a_word_that_heads_several_product_names_is_no_surname() -> None:
         "Tim Studio again, beside Vela Studio and Orbit Studio. Tim Brooks said so.",
     ]
     signals = pl.DataFrame({"signal_id": ["s1", "s2"], "text": texts, "domain": ["a.com", "b.com"]})
-    found = names(discover_candidates(signals, LINKER, given_names=GIVEN))
+    found = names(discover(signals, LINKER, given_names=GIVEN).candidates)
     assert found["Tim Brooks"] == "person"
     assert found["Tim Studio"] != "person"
 
@@ -353,7 +352,7 @@ def test_a_new_variant_glued_to_a_registry_name_is_discovered_into_its_family() 
     )
     found = {
         e.name: e
-        for e in discover_candidates(signals, Linker(registry), index=EntityIndex(registry))
+        for e in discover(signals, Linker(registry), index=EntityIndex(registry)).candidates
     }
     assert found["GPT-5.1-Codex"].family == gpt51.entity_id
     assert found["Qwen3.8-Coder"].family == public_id_for("model:qwen")
