@@ -59,10 +59,9 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Verifying checksums reads every table: keep that off the event loop.
         await to_thread.run_sync(store.start)
-        limiter = open_limiter(
+        _app.state.limiter = open_limiter(
             settings.rate_limit_storage, data_dir.root, settings.rate_limit_tiers
         )
-        _app.state.limiter = limiter
         _app.state.search_limiter = CapacityLimiter(search_threads(settings))
         query_embedder.warm()
         # a session manager runs once: each lifespan (tests run several) gets its own
@@ -72,7 +71,8 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
                 yield
         finally:
             await to_thread.run_sync(store.stop)
-            limiter.close()
+            # the limiter the app holds now: whoever replaced the first one closed that one
+            _app.state.limiter.close()
 
     app = FastAPI(
         title="aimi",

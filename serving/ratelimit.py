@@ -246,10 +246,20 @@ class FileCounters:
             _SLOT.pack_into(self._map, offset, key, m_start, m_count, mo_start, mo_count)
             return True, m_count, mo_count
 
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
     def close(self) -> None:
+        """Unmap and close the file, once: a second call does nothing. (A second ``os.close``
+        of the number would close whatever the process opened under it since: a socket, a
+        Parquet file, another limiter's counters.)"""
         with self._thread_lock:
+            if self._fd < 0:
+                return
             self._map.close()
-            os.close(self._fd)
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
 
 class _Flock:
@@ -304,6 +314,7 @@ class RedisCounters:
         self.url = url
         self._client: Any = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         self._script = self._client.register_script(_HIT_SCRIPT)
+        self.closed = False
 
     def hit(self, key_id: str, quota: Quota, windows: Windows) -> tuple[bool, int, int]:
         import redis
@@ -325,4 +336,7 @@ class RedisCounters:
         return bool(admitted), int(minute), int(month)
 
     def close(self) -> None:
-        self._client.close()
+        """Release the connection pool, once: a second call does nothing."""
+        if not self.closed:
+            self.closed = True
+            self._client.close()

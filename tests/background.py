@@ -39,7 +39,9 @@ class Background:
     ) -> None:
         self.name = name
         self.command = command
-        self.log = Path(tempfile.mkstemp(prefix=f"aimi-{name}-", suffix=".log")[1])
+        fd, log = tempfile.mkstemp(prefix=f"aimi-{name}-", suffix=".log")
+        os.close(fd)  # the child writes through its own handle
+        self.log = Path(log)
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
                 command,

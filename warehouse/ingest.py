@@ -130,6 +130,15 @@ def _input_digest(path: Path) -> str:
     return digest
 
 
+def unlogged_files(data_dir: DataDir, paths: Sequence[Path]) -> list[Path]:
+    """The files under ``paths`` that an ingest would read and that the ingest log does not
+    hold with their current bytes (the same test ``skip_unchanged_files`` makes)."""
+    files, _ = discover([Path(p) for p in paths])
+    log = read_table(data_dir, "ingest_log", INGEST_LOG)
+    seen = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
+    return [path for path in files if (str(path.resolve()), _input_digest(path)) not in seen]
+
+
 def ingest_paths(
     data_dir: DataDir,
     paths: Sequence[Path],

@@ -17,6 +17,11 @@ def _fmt(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in its number: "1 signal", "3 signals", "1 week"."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def percent(value: float) -> str:
     """A share as people read it: ``0.0345`` → ``3.45%``."""
     return f"{value * 100:.2f}%"
@@ -105,7 +110,7 @@ def bar_chart(counts: Sequence[int], weeks: Sequence[str], *, label: str) -> Mar
         bars.append(
             f'<rect x="{_fmt(x)}" y="{_fmt(height - bottom - bar_height)}" '
             f'width="{_fmt(slot * 0.7)}" height="{_fmt(bar_height)}">'
-            f"<title>week of {escape(week)}: {count} signals</title></rect>"
+            f"<title>week of {escape(week)}: {counted(count, 'signal')}</title></rect>"
         )
     return Markup(
         f'<svg class="chart bars" viewBox="0 0 {width} {height}" role="img" '
@@ -138,7 +143,7 @@ def heatmap(labels: Sequence[str], counts: Sequence[Sequence[int]], *, label: st
             if i == j:
                 continue
             level = 0 if not peak else min(5, round(count / peak * 5))
-            tip = f"{labels[i]} with {labels[j]}: {count} signals"
+            tip = f"{labels[i]} with {labels[j]}: {counted(count, 'signal')}"
             parts.append(
                 f'<g class="cell l{level}"><rect x="{left + j * cell}" y="{y}" width="{cell - 2}" '
                 f'height="{cell - 2}"><title>{escape(tip)}</title></rect>'

@@ -137,7 +137,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(percent=charts.percent, day=_day, p=p_text)
+    env.filters.update(percent=charts.percent, day=_day, p=p_text, counted=charts.counted)
     env.globals.update(
         entity_page=entity_page,
         theme_page=theme_page,

@@ -15,6 +15,7 @@ from pipelines.definitions import ASSETS, CHECKS, defs
 from pipelines.defs.automation.jobs import inbox_fingerprint, inbox_sensor
 from pipelines.resources import AimiResource
 from warehouse import locks
+from warehouse.ingest import ingest_paths, unlogged_files
 from warehouse.paths import DataDir
 from warehouse.snapshot import current_snapshot_id, open_staged
 from warehouse.tables import TABLE_NAMES
@@ -314,6 +315,49 @@ def test_inbox_sensor_requests_a_run_only_when_the_inbox_changes(tmp_path: Path)
     with locks.build_lock(data):  # a build runs: the sensor still decides, without waiting
         third = ThreadPoolExecutor(1).submit(evaluate, second.cursor).result(30)
     assert isinstance(third, dg.SkipReason)
+
+
+def test_the_sensors_first_evaluation_starts_nothing_over_a_built_data_dir(
+    demo_data_dir: DataDir,
+) -> None:
+    """Issue 28: `make dagster` over a data dir `aimi build` had just published started a full
+    refresh on the sensor's first tick. With no cursor yet, the inbox is compared with what the
+    ingest log holds: all of it, with the same bytes, so the tick skips and keeps a cursor."""
+    aimi = AimiResource(data_dir=str(demo_data_dir.root))
+    with dg.build_sensor_context(cursor=None, resources={"aimi": aimi}) as context:
+        result = inbox_sensor(context)
+        assert isinstance(result, dg.SkipReason), result
+        assert "already built" in (result.skip_message or "")
+        assert context.cursor == inbox_fingerprint(demo_data_dir.inbox)[0]
+
+
+def test_a_file_the_ingest_log_lacks_or_holds_with_other_bytes_is_unlogged(
+    tmp_path: Path,
+) -> None:
+    data = DataDir(tmp_path / "data")
+    data.inbox.mkdir(parents=True)
+    record = json.dumps(
+        {
+            "source_id": "s1",
+            "kind": "article",
+            "title": "A title",
+            "text": "Some text about models.",
+            "url": "https://example.com/a",
+            "published_at": "2026-01-01T00:00:00Z",
+        }
+    )
+    day = data.inbox / "day1.jsonl"
+    day.write_text(record + "\n")
+    assert unlogged_files(data, [data.inbox]) == [day]
+    ingest_paths(data, [data.inbox], progress=False, skip_unchanged_files=True)
+    assert unlogged_files(data, [data.inbox]) == []
+    day.write_text(record + "\n" + record.replace("s1", "s2") + "\n")
+    assert unlogged_files(data, [data.inbox]) == [day]
+    # no snapshot yet: the first evaluation asks for a run
+    with dg.build_sensor_context(
+        cursor=None, resources={"aimi": AimiResource(data_dir=str(data.root))}
+    ) as context:
+        assert isinstance(inbox_sensor(context), dg.SensorResult)
 
 
 def test_the_build_clock_comes_from_as_of_then_aimi_as_of_then_now(

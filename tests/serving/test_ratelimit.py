@@ -119,6 +119,37 @@ def _hammer(path: str, count: int, out: multiprocessing.Queue) -> None:  # type:
     out.put(sum(limiter.check("shared", "q", NOW).admitted for _ in range(count)))
 
 
+def test_a_second_close_never_closes_the_number_another_file_took_since(tmp_path: Path) -> None:
+    """Issue 28: the app's lifespan closed a limiter a test had already closed; by then the
+    descriptor number could belong to another file, which the second close silently broke."""
+    counters = FileCounters(tmp_path / "rl.bin", slots=8)
+    number = counters._fd
+    counters.close()
+    assert counters.closed
+    other = os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT, 0o600)
+    if other != number:  # make the reuse certain: the number now names the other file
+        os.dup2(other, number)
+        os.close(other)
+    try:
+        counters.close()
+        os.fstat(number)  # EBADF had the second close reached it
+    finally:
+        os.close(number)
+
+
+def test_the_app_closes_the_limiter_it_holds_once(shared_root: Path, tmp_path: Path) -> None:
+    """At shutdown the lifespan closes the limiter the app holds then, not the one it opened:
+    whoever replaced that one closed it (as ``tiny_api`` does)."""
+    app = create_app(make_settings(shared_root))
+    with TestClient(app):
+        opened = app.state.limiter
+        opened.close()
+        replacement = FileCounters(tmp_path / "rl.bin", slots=8)
+        app.state.limiter = RateLimiter(replacement, DEFAULT_TIERS)
+        assert not replacement.closed
+    assert replacement.closed and opened.store.closed
+
+
 @pytest.mark.slow
 def test_processes_share_exact_counts(tmp_path: Path) -> None:
     """Three processes race 400 requests each at a monthly quota of 700: exactly 700 pass."""

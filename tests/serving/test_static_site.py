@@ -19,6 +19,7 @@ from serving.app import create_app
 from serving.cli import app as cli
 from serving.static.mount import mount_site
 from serving.static.paths import decode_segment, encode_segment
+from serving.static.charts import counted
 from serving.static.site import p_text
 from tests.contract.helpers import walk
 from tests.serving.conftest import DEV_KEY, make_settings
@@ -172,3 +173,25 @@ def test_a_page_is_given_only_the_snapshot_wide_values_its_templates_read() -> N
         assert not template_reads(env, template) & shared
     # method.html.j2 reads "root" only through the base template it extends
     assert "root" in template_reads(env, "method.html.j2")
+
+
+def test_counts_agree_with_their_nouns(demo_snapshot: OpenedSnapshot) -> None:
+    """Issue 28: "1 signals together", "Growth streak 1 weeks" — no page says a count of one
+    with a plural noun."""
+    assert (counted(1, "signal"), counted(3, "week"), counted(0, "signal")) == (
+        "1 signal",
+        "3 weeks",
+        "0 signals",
+    )
+    assert counted(1, "entity", "entities") == "1 entity" and counted(2, "entity", "entities") == (
+        "2 entities"
+    )
+    plural_one = re.compile(r"(?<![\d.,])1 (signals|weeks|mentions|entities)\b")
+    site = site_of(demo_snapshot)
+    offenders = [
+        f"{page.relative_to(site)}: {found.group(0)}"
+        for page in site.rglob("*.html")
+        for found in [plural_one.search(re.sub(r"<[^>]+>|\s+", " ", page.read_text()))]
+        if found
+    ]
+    assert not offenders, offenders[:5]

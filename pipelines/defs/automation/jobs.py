@@ -13,6 +13,8 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.resources import AimiResource, forecast_tags
+from warehouse.ingest import unlogged_files
+from warehouse.snapshot import current_snapshot_id
 
 refresh_job = dg.define_asset_job(
     "refresh",
@@ -53,14 +55,28 @@ def inbox_fingerprint(inbox: Path) -> tuple[str, int]:
     job=refresh_job,
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Starts `refresh` when files in `<data dir>/inbox` are added, changed or removed.",
+    description=(
+        "Starts `refresh` when files in `<data dir>/inbox` are added, changed or removed; its "
+        "first evaluation starts none when a snapshot exists and the ingest log already holds "
+        "every inbox file with its current bytes."
+    ),
 )
 def inbox_sensor(
     context: dg.SensorEvaluationContext, aimi: AimiResource
 ) -> dg.SensorResult | dg.SkipReason:
-    fingerprint, files = inbox_fingerprint(aimi.data().inbox)
+    data = aimi.data()
+    fingerprint, files = inbox_fingerprint(data.inbox)
     if fingerprint == context.cursor:
         return dg.SkipReason(f"inbox unchanged ({files} files)")
+    if (
+        context.cursor is None
+        and current_snapshot_id(data) is not None
+        and not unlogged_files(data, [data.inbox])
+    ):
+        # the first evaluation (a new Dagster home over a data dir `aimi build` published):
+        # nothing to do when every inbox file was ingested with its current bytes
+        context.update_cursor(fingerprint)
+        return dg.SkipReason(f"inbox already built ({files} files in the ingest log)")
     return dg.SensorResult(
         run_requests=[
             dg.RunRequest(
