@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from serving.app import create_app
 from serving.cli import app as cli
+from serving.static.charts import counted
 from serving.static.mount import mount_site
 from serving.static.paths import decode_segment, encode_segment
-from serving.static.charts import counted
 from serving.static.site import p_text
 from tests.contract.helpers import walk
 from tests.serving.conftest import DEV_KEY, make_settings
