@@ -335,7 +335,7 @@ def profile_tables(
     return {
         "entity_profiles": render_entity_profiles(
             entities,
-            t.trend_metrics(ekeys, signals, clock, kind="entity"),
+            t.trend_metrics(ekeys, signals, clock, kind="entity", undated=t.undated_keys(entities)),
             tag_mix(ekeys, signals, signal_themes),
             co_occurrence(ekeys),
             clock,

@@ -19,6 +19,7 @@ domains) is ``bincount`` or ``ufunc.at`` over those codes.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal, NamedTuple
@@ -94,6 +95,10 @@ NOTABILITY_REASONING = "notability_reasoning"
 # one (docs/decisions.md).
 NOTABLE_AT = 3
 NEW_LEAD = timedelta(weeks=26)
+# Entity types whose age a corpus cannot tell: a country or a city first named this month is
+# not a new entity, so places are never `New` (their notable_since is left null); a place
+# talked about more shows as Rising (docs/decisions.md).
+UNDATED_TYPES = frozenset({"location"})
 
 RISING, STABLE, DECLINING, NEW = "Rising", "Stable", "Declining", "New"
 SIGNIFICANT, INSIGNIFICANT = "Significant", "Insignificant"
@@ -379,7 +384,12 @@ def _reasoning(kind: Kind) -> pl.Expr:
 
 
 def trend_metrics(
-    mentions: pl.DataFrame, signals: pl.DataFrame, clock: Clock, *, kind: Kind
+    mentions: pl.DataFrame,
+    signals: pl.DataFrame,
+    clock: Clock,
+    *,
+    kind: Kind,
+    undated: Collection[str] = (),
 ) -> pl.DataFrame:
     """Per key: the trend fields and labels of DESIGN §7, one row per key, sorted by key.
 
@@ -387,7 +397,8 @@ def trend_metrics(
     published_at, domain), all signals of the corpus (they are the totals ``T(w)``). Keys whose
     signals are all after ``as_of`` do not appear. Labels are null below 8 signals, except
     ``scale``, which is then ``Small`` for entities (``scale`` is null for themes, which have
-    none).
+    none). Keys in ``undated`` (``undated_keys``: places) get no ``notable_since``, so they
+    are never ``New``.
     """
     table = _signal_table(signals, clock)
     pairs = _pairs(mentions, table)
@@ -449,7 +460,19 @@ def trend_metrics(
             pl.Series(SOURCE_DIVERSITY, diversity, dtype=pl.Int64),
         ]
     )
+    if undated:
+        metrics = metrics.with_columns(
+            pl.when(pl.col(KEY).is_in(pl.Series(list(undated), dtype=pl.String).implode()))
+            .then(None)
+            .otherwise(pl.col(NOTABLE_SINCE))
+            .alias(NOTABLE_SINCE)
+        )
     return _with_labels(metrics, clock, kind=kind, history=history)
+
+
+def undated_keys(entities: pl.DataFrame) -> list[str]:
+    """The ids of ``entities`` (entity_id, type) whose type is in ``UNDATED_TYPES``."""
+    return entities.filter(pl.col("type").is_in(list(UNDATED_TYPES)))["entity_id"].to_list()
 
 
 def _nth_earliest(

@@ -20,6 +20,8 @@ from pathlib import Path
 import yaml
 
 from analytics.entities import ENTITY_TYPES, CaseRule, Entity, public_id_for, slugify
+from warehouse.given_names import load_given_names
+from warehouse.places import GazetteerMissing, countries, major_cities, us_states
 from warehouse.registry import (
     COMMON_WORDS,
     DEFAULT_REGISTRY,
@@ -470,6 +472,59 @@ def _merge_epoch(curated: list[Draft], kept: list[Draft], derived: list[Draft]) 
     return out
 
 
+def _merge_places(drafts: list[Draft]) -> list[Draft]:
+    """Fold the gazetteers' places (``warehouse.places``) into the location entries they name
+    (their missing names, demonyms and GeoNames id added), and draft the rest: a place whose
+    name another entry claims is left out, and so is any alias or demonym another entry
+    claims."""
+    claims = _Claims()
+    for draft in drafts:
+        claims.add(draft)
+    nations = countries()
+    # a new place must not be named like a person, a US state or an English word
+    ambiguous = {n.casefold() for n in load_given_names() | COMMON_WORDS | set(us_states())}
+    blocked = {form for n in nations for form in (n.name, *n.aliases, *n.exact_aliases)}
+    out: list[Draft] = []
+    for place in [*nations, *major_cities(blocked | ambiguous)]:
+        target = next(
+            (
+                owner
+                for form in (place.name, *place.aliases)
+                for owner in [claims.owner(form, "insensitive")]
+                if owner is not None
+            ),
+            None,
+        )
+        if target is not None and target.type != "location":
+            continue  # "Jordan", "Georgia": the name is someone else's
+        if target is None:
+            if place.name.casefold() in ambiguous:
+                continue
+            target = Draft(
+                name=place.name,
+                type="location",
+                key=f"location:{slugify(place.name)}",
+                case=auto_case(place.name),
+                extra={"source": "geonames"},
+            )
+            out.append(target)
+        elif target.name != place.name and claims.owner(place.name, "insensitive") is None:
+            target.aliases.append(place.name)
+        target.extra.setdefault("geonames_id", str(place.geonames_id))
+        target.extra.setdefault("iso3166", place.code)
+        forms = {f.casefold() for f, _ in target.forms()}
+        for alias in place.aliases:
+            if alias.casefold() not in forms and claims.owner(alias, "insensitive") is None:
+                target.aliases.append(alias)
+                forms.add(alias.casefold())
+        for demonym in place.exact_aliases:
+            if demonym.casefold() not in forms and claims.owner(demonym, "exact") is None:
+                target.exact_aliases.append(demonym)
+                forms.add(demonym.casefold())
+        claims.add(target)
+    return out
+
+
 def _add_model_variants(drafts: list[Draft]) -> None:
     """Give curated models their hyphen/space spellings (``Grok 3`` → ``Grok-3``) unless
     another entry already claims them."""
@@ -499,10 +554,13 @@ def _family_key(draft: Draft, keys: set[str]) -> str | None:
     return None
 
 
-def seed_registry(epoch_dir: Path | None, curated: Path, existing: Path) -> list[Entity]:
+def seed_registry(
+    epoch_dir: Path | None, curated: Path, existing: Path, *, places: bool = True
+) -> list[Entity]:
     """The seeded registry: curated entries, Epoch-derived ones (when ``epoch_dir`` is
-    given) and every other entry of ``existing``; ids of existing entries are kept (matched
-    by key, then by type and name), new entries get ``public_id_for(key)``."""
+    given), the gazetteers' countries and major cities (``places``; ``warehouse.places``) and
+    every other entry of ``existing``; ids of existing entries are kept (matched by key, then
+    by type and name), new entries get ``public_id_for(key)``."""
     curated_drafts, skips = load_curated(curated)
     _add_model_variants(curated_drafts)
     old = load_registry(existing) if Path(existing).exists() else []
@@ -528,6 +586,8 @@ def seed_registry(epoch_dir: Path | None, curated: Path, existing: Path) -> list
         if e.key not in regenerated and (e.type, e.name.casefold()) not in curated_names
     ]
     drafts = [*curated_drafts, *kept, *_merge_epoch(curated_drafts, kept, derived)]
+    if places:
+        drafts.extend(_merge_places(drafts))
     return _finalize(drafts, old, curated)
 
 
@@ -607,6 +667,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epoch", type=Path, help="folder with Epoch AI's CSVs (optional)")
     parser.add_argument("--curated", type=Path, default=DEFAULT_CURATED)
     parser.add_argument(
+        "--no-places",
+        dest="places",
+        action="store_false",
+        help="leave out the gazetteers' countries and major cities (warehouse/places.py)",
+    )
+    parser.add_argument(
         "--out", type=Path, default=DEFAULT_REGISTRY, help="registry to update (ids kept)"
     )
     parser.add_argument(
@@ -617,9 +683,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             entities = load_registry(args.out)
         else:
-            entities = seed_registry(args.epoch, args.curated, args.out)
+            entities = seed_registry(args.epoch, args.curated, args.out, places=args.places)
             write_registry(args.out, entities)
-    except (RegistryError, SeedError, OSError) as exc:
+    except (RegistryError, SeedError, GazetteerMissing, OSError) as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
     counts = Counter(e.type for e in entities)

@@ -239,6 +239,14 @@ def pages(data: SiteData) -> Iterator[Page]:
     trending = {
         mode: orjson.loads(service.trending_entities(snapshot, mode))["data"] for mode in MODES
     }
+    catalog = snapshot.entities
+    # the registry's type beside each item ("location"), where the API's type_primary folds
+    # places, events and policies into "Other"
+    entity_types = {
+        item["entity_id"]: str(catalog.types[catalog.row_of[item["entity_id"]]])
+        for items in trending.values()
+        for item in items[:OVERVIEW_ROWS]
+    }
     volume = data.weekly_volume()
     matrix = data.theme_matrix(themes)
     yield Page(
@@ -248,6 +256,7 @@ def pages(data: SiteData) -> Iterator[Page]:
             "title": "Market pulse",
             "trending": {mode: items[:OVERVIEW_ROWS] for mode, items in trending.items()},
             "mode_notes": MODE_NOTES,
+            "entity_types": entity_types,
             "themes": themes,
             "theme_tests": data.theme_tests,
             "volume_chart": charts.bar_chart(

@@ -50,6 +50,7 @@ from analytics.trends import (
     share_direction,
     trend_metrics,
     trending,
+    undated_keys,
     weekly_counts,
     weekly_totals,
 )
@@ -529,6 +530,26 @@ def test_a_name_is_notable_from_its_third_signal() -> None:
     mentions, signals = corpus.frames()
     listed = trending(trend_metrics(mentions, signals, CLOCK, kind="entity"), "new", CLOCK)
     assert _keys(listed) == ["rumoured", "barely"]  # by signal count: 9, 8
+
+
+def test_a_place_is_never_new_its_rise_is_rising() -> None:
+    """Issue 28: "India" and "Switzerland" were in the new list of a corpus that first named
+    them three times this month. Undated keys (places) get no notable_since: never New, not in
+    the new list, and the share rule labels their rise."""
+    corpus = Corpus()
+    corpus.week(-3, "india", "a-model", n=4)
+    corpus.week(-1, "india", "a-model", n=4)
+    corpus.week(-8, n=5)
+    mentions, signals = corpus.frames()
+    plain = trend_metrics(mentions, signals, CLOCK, kind="entity")
+    assert set(_keys(trending(plain, "new", CLOCK))) == {"india", "a-model"}
+    dated = trend_metrics(mentions, signals, CLOCK, kind="entity", undated=["india"])
+    rows = {row[KEY]: row for row in dated.iter_rows(named=True)}
+    assert rows["india"][NOTABLE_SINCE] is None and rows["india"][DIRECTION] == RISING
+    assert rows["a-model"][DIRECTION] == NEW
+    assert _keys(trending(dated, "new", CLOCK)) == ["a-model"]
+    entities = pl.DataFrame({"entity_id": ["india", "a-model"], "type": ["location", "model"]})
+    assert undated_keys(entities) == ["india"]
 
 
 def test_trend_metrics_do_not_depend_on_mention_order() -> None:

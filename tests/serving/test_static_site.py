@@ -195,3 +195,22 @@ def test_counts_agree_with_their_nouns(demo_snapshot: OpenedSnapshot) -> None:
         if found
     ]
     assert not offenders, offenders[:5]
+
+
+def test_the_overview_types_each_trending_entity_as_the_registry_does(
+    demo_snapshot: OpenedSnapshot,
+) -> None:
+    """Issue 28: "Berlin" read `Other` (the API's type_primary) in the overview's lists; the
+    overview prints the registry's type, so a place reads as a location."""
+    catalog = demo_snapshot_catalog(demo_snapshot)
+    page = (site_of(demo_snapshot) / "index.html").read_text()
+    rows = re.findall(r'href="entities/([^"]+)\.html">[^<]*</a> <span class="type">([^<]+)<', page)
+    assert rows
+    for segment, shown in rows:
+        entity_id = decode_segment(segment)
+        assert shown == catalog[entity_id].replace("_", " "), (entity_id, shown)
+
+
+def demo_snapshot_catalog(snapshot: OpenedSnapshot) -> dict[str, str]:
+    entities = snapshot.read_table("entity_profiles")
+    return dict(zip(entities["entity_id"].to_list(), entities["type"].to_list(), strict=True))

@@ -39,6 +39,7 @@ from analytics.trends import (
     SHARE_OF_VOICE,
     Clock,
     trend_metrics,
+    undated_keys,
     weekly_counts,
 )
 from pipelines.defs.decompose.assets import UNITS_TABLE
@@ -61,7 +62,10 @@ _TREND_DEPS = (signal_themes, UNITS_TABLE)
 
 
 def _tables(prefix: str, kind: str) -> dict[str, dg.AssetSpec]:
-    deps = (*_TREND_DEPS, SIGNAL_ENTITIES_TABLE) if kind == "entity" else _TREND_DEPS
+    # entities: their types say which are never New (places)
+    deps = (
+        (*_TREND_DEPS, SIGNAL_ENTITIES_TABLE, ENTITIES_TABLE) if kind == "entity" else _TREND_DEPS
+    )
     tables = {
         "trends": warehouse_table(
             f"{prefix}_trends",
@@ -139,7 +143,8 @@ def _materialize(
     keys = served_keys(keys, signals)
     clock = Clock(aimi.clock())
     if tables["trends"].key in selected:
-        metrics = trend_metrics(keys, signals, clock, kind=kind)
+        undated = undated_keys(read_table(data, "entities", ENTITIES)) if kind == "entity" else []
+        metrics = trend_metrics(keys, signals, clock, kind=kind, undated=undated)
         write_table(data, f"{kind}_trends", metrics)
         context.log.info(
             "%s trends: %d keys, window ends %s", kind, metrics.height, clock.window_end
