@@ -1,5 +1,5 @@
-"""The API recipes of docs/api.md (section "11. Recipes"), run as a reader would against a real server:
-the curl ones in bash, the Python one with the generated client. Paging returns every signal
+"""The API recipes of docs/api.md (section "11. Recipes"), run as a reader would against a real
+server: the curl ones in bash, the Python one with the generated client. Paging returns every signal
 once in order, the change feed returns everything and then nothing new, and a 429 is waited
 out for its ``Retry-After`` and retried."""
 
