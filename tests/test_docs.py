@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from scripts.docs_toc import anchors, headings
+from scripts.rewrite_section_refs import OLD, SERVED
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -161,3 +162,18 @@ def test_the_reference_pattern_reads_lists_and_ranges() -> None:
         ("docs/api.md", ["4.5", "4.9"]),
         ("docs/design.md", ["7", "9"]),
     ]
+
+
+def test_no_reference_to_a_document_outside_the_repository() -> None:
+    """The design notes and the interface specification are cited through the repository's
+    pages (``python scripts/rewrite_section_refs.py`` rewrites the old form). Text the API
+    serves is left alone (``SERVED``): changing it would change the API's answers."""
+    left = []
+    for source in _repository_files(".py", ".md", ".ipynb"):
+        if source.name == "rewrite_section_refs.py":
+            continue  # the rewrite names the old forms it rewrites
+        served = SERVED.get(source.relative_to(ROOT).as_posix(), ())
+        for number, line in enumerate(source.read_text(encoding="utf-8").split("\n"), 1):
+            if OLD.search(line) and not any(marker in line for marker in served):
+                left.append(f"{source.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not left, "references to documents outside the repository:\n" + "\n".join(left)
