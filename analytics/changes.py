@@ -1,4 +1,4 @@
-"""Change sequencing for the feed (DESIGN §4): a signal gets a new, globally increasing
+"""Change sequencing for the feed (docs/design.md §4): a signal gets a new, globally increasing
 ``change_seq`` whenever what is served for it is new or different."""
 
 from __future__ import annotations

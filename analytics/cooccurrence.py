@@ -1,4 +1,4 @@
-"""Co-occurrence (DESIGN §7): for every two keys, how many signals mention both, and a key's
+"""Co-occurrence (docs/design.md §7): for every two keys, how many signals mention both, and a key's
 related keys, the rule behind a profile's ``related_entities`` and a theme's related themes.
 
 Counted on integer codes (``analytics.codes``): each signal's distinct keys become a sorted run,

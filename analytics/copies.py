@@ -1,5 +1,5 @@
-"""Near-duplicate units (DESIGN §8): units whose normalized text is identical are copies of one
-another — a syndicated essay under two outlets, a sentence repeated across signals — and a
+"""Near-duplicate units (docs/design.md §8): units whose normalized text is identical are copies of
+one another — a syndicated essay under two outlets, a sentence repeated across signals — and a
 result list shows each text once, as the earliest-published signal's unit.
 
 Normalization folds what a reader does not see as a difference: Unicode compatibility forms,

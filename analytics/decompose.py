@@ -1,4 +1,4 @@
-"""Decomposition of a signal's text into units (DESIGN §5), by two deterministic extractors.
+"""Decomposition of a signal's text into units (docs/design.md §5), by two deterministic extractors.
 
 ``LexicalDecomposer`` (``lexical-1``) is the first extractor: one central statement (``thesis``
 for an analysis, ``synopsis`` for an event) and atomic ``claim`` sentences; sources ingested

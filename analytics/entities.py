@@ -77,7 +77,7 @@ def public_id_for(key: str) -> str:
 
 
 def is_internal_key(value: str) -> bool:
-    """``organization:openai``-style keys: the entity path rejects them (spec §4.6)."""
+    """``organization:openai``-style keys: the entity path rejects them (docs/api.md §4.6)."""
     prefix, sep, rest = value.partition(":")
     return bool(sep) and prefix in ENTITY_TYPES and bool(rest) and not value.startswith("ent:")
 

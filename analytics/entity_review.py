@@ -1,6 +1,6 @@
-"""The reviewed set of entities (DESIGN §6): the registry, the discovered names a person approved
-(``aimi entities review approve``), and the discovered names that pass the automatic acceptance
-bar. It is what the entity list serves by default and what trending ranks.
+"""The reviewed set of entities (docs/design.md §6): the registry, the discovered names a person
+approved (``aimi entities review approve``), and the discovered names that pass the automatic
+acceptance bar. It is what the entity list serves by default and what trending ranks.
 
 A person's decisions are kept one per line in the data dir's entity reviews file
 (``warehouse.entity_reviews``); the latest per name counts, matched by the name folded to lower

@@ -1,5 +1,5 @@
-"""The LLM decomposer's pure half (DESIGN §5, issue 17): the versioned prompt, the JSON schema the
-answer must follow, and the reading of an answer into ``UnitDraft``s for the verifier.
+"""The LLM decomposer's pure half (docs/design.md §5, issue 17): the versioned prompt, the JSON
+schema the answer must follow, and the reading of an answer into ``UnitDraft``s for the verifier.
 
 Calling an endpoint is ``pipelines.llm``'s job; ``analytics.signals.extract_units`` puts the two
 together and falls back to the deterministic extractor for any signal whose answer is missing,

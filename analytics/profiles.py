@@ -1,5 +1,5 @@
-"""Entity profiles, themes and trending items as the API serves them (spec §2.5, §2.6, §4.7),
-pre-rendered to JSON once per snapshot (DESIGN §10).
+"""Entity profiles, themes and trending items as the API serves them (docs/api.md §2.5, §2.6, §4.7),
+pre-rendered to JSON once per snapshot (docs/design.md §10).
 
 Inputs are the trend tables of ``analytics.trends`` (one row per key with signals), the
 co-occurrence tables of ``analytics.cooccurrence``, and the per-key tag mix of ``tag_mix``.
@@ -24,7 +24,7 @@ from analytics.schema import CONTENT_TYPES, ENTITY_PROFILES, THEME_PROFILES
 from analytics.themes import AXES, THEME_LABELS, Axis
 
 TypePrimary = Literal["Organization", "Person", "Product", "Other"]
-# DESIGN §6: the trending endpoint's coarser types.
+# docs/design.md §6: the trending endpoint's coarser types.
 TYPE_PRIMARY: dict[EntityType, TypePrimary] = {
     "organization": "Organization",
     "person": "Person",

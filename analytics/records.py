@@ -37,7 +37,7 @@ class Segment:
 
 @dataclass(frozen=True)
 class SourceRecord:
-    """A validated source record (DESIGN §3), with its identity derived from the URL."""
+    """A validated source record (docs/design.md §3), with its identity derived from the URL."""
 
     source_id: str
     kind: str

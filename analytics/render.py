@@ -1,4 +1,5 @@
-"""Pre-rendered JSON of what the API serves (DESIGN §10): built once per snapshot, served as bytes.
+"""Pre-rendered JSON of what the API serves (docs/design.md §10): built once per snapshot, served as
+bytes.
 
 The shapes are the interface spec's (§2.1–2.3); the serving layer's response models describe
 the same shapes and a test checks the two agree.
@@ -31,7 +32,7 @@ def served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
 
 
 def unit_object(unit: dict[str, Any]) -> dict[str, Any]:
-    """A unit as served (spec §2.1): optional fields are omitted, never null."""
+    """A unit as served (docs/api.md §2.1): optional fields are omitted, never null."""
     obj: dict[str, Any] = {"id": unit["unit_id"], "role": unit["role"], "text": unit["text"]}
     if unit["role"] == "argument" and unit["argument_id"]:
         obj["argument_id"] = unit["argument_id"]

@@ -229,8 +229,8 @@ SEARCH_UNITS = _schema(
     }
 )
 
-# The snapshot's entity table (DESIGN §10): per entity, the keys the list endpoint filters and
-# sorts on, and the pre-rendered JSON of its list form, its full profile and its trending item.
+# The snapshot's entity table (docs/design.md §10): per entity, the keys the list endpoint filters
+# and sorts on, and the pre-rendered JSON of its list form, its full profile and its trending item.
 ENTITY_PROFILES = _schema(
     {
         "entity_id": pl.String,

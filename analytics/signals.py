@@ -213,7 +213,7 @@ def extract_units(
 
     Each signal gets the current extractor (``embed-4``, which needs ``embed``) if its source
     was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
-    (spec §2.3); ``force`` gives every signal the current one. Without an embedder, every
+    (docs/api.md §2.3); ``force`` gives every signal the current one. Without an embedder, every
     signal gets ``lexical-1``. With ``llm``, the LLM decomposer takes the current extractor's
     place for the kinds it decomposes; a signal whose answer is missing or unusable, or whose
     central statement the verifier refuses, falls back to the deterministic extractor (counted

@@ -1,4 +1,4 @@
-"""Significance of a change in mention rate (DESIGN §7 ``confidence``): the two-sided exact
+"""Significance of a change in mention rate (docs/design.md §7 ``confidence``): the two-sided exact
 binomial test, vectorised so that every key is tested in one pass and each p-value is the same
 float ``scipy.stats.binomtest`` gives, and the Benjamini–Hochberg adjustment across the keys.
 

@@ -1,4 +1,4 @@
-"""The 12 canonical theme labels (DESIGN §6), their lookup, and multi-label theme tagging.
+"""The 12 canonical theme labels (docs/design.md §6), their lookup, and multi-label theme tagging.
 
 A signal gets a label on an axis when the embedding similarity of its title and leading text to
 the label's description, plus weighted keyword evidence, clears a threshold tuned on data
@@ -35,7 +35,7 @@ THEME_TAGS = pl.Schema(
     {SIGNAL_ID: pl.String(), VALUE_CHAIN: _LABEL_LIST, MARKET_FORCE: _LABEL_LIST}
 )
 
-# The contract: the canonical labels per axis, in canonical order (DESIGN §6).
+# The contract: the canonical labels per axis, in canonical order (docs/design.md §6).
 THEME_LABELS: dict[Axis, tuple[str, ...]] = {
     "value_chain": (
         "Semiconductors & Hardware",
@@ -55,7 +55,7 @@ THEME_LABELS: dict[Axis, tuple[str, ...]] = {
     ),
 }
 
-# DESIGN §6: shorthands are never served; as filters they are unknown labels whose message
+# docs/design.md §6: shorthands are never served; as filters they are unknown labels whose message
 # names the canonical label.
 SHORTHANDS: dict[str, str] = {
     "S&H": "Semiconductors & Hardware",
@@ -81,7 +81,7 @@ class UnknownTheme(ValueError):
     meant, when there is one.
     """
 
-    # as a filter or path, an unknown theme is a missing resource (DESIGN §6)
+    # as a filter or path, an unknown theme is a missing resource (docs/design.md §6)
     status = 404
 
     def __init__(self, message: str, *, label: str, suggestion: str | None = None) -> None:

@@ -1,5 +1,5 @@
-"""Trend analytics over weekly mention counts (DESIGN §7): the build clock, dense weekly counts,
-per-key trend metrics and labels, and the trending lists. The rate-change test behind
+"""Trend analytics over weekly mention counts (docs/design.md §7): the build clock, dense weekly
+counts, per-key trend metrics and labels, and the trending lists. The rate-change test behind
 ``confidence`` is ``analytics.significance``; co-occurrence is ``analytics.cooccurrence``. The
 column names below (input, weekly and metric columns) are shared with both.
 
@@ -391,7 +391,7 @@ def trend_metrics(
     kind: Kind,
     undated: Collection[str] = (),
 ) -> pl.DataFrame:
-    """Per key: the trend fields and labels of DESIGN §7, one row per key, sorted by key.
+    """Per key: the trend fields and labels of docs/design.md §7, one row per key, sorted by key.
 
     ``mentions``: (signal_id, key); rows with a null key are ignored. ``signals``: (signal_id,
     published_at, domain), all signals of the corpus (they are the totals ``T(w)``). Keys whose
@@ -489,15 +489,15 @@ def _nth_earliest(
 
 
 def is_new(clock: Clock) -> pl.Expr:
-    """DESIGN §7's ``New``, dated by notability (docs/decisions.md): notable (its third signal)
-    from ``start(W-3)`` on, and first seen at most ``NEW_LEAD`` before that. The ``direction``
-    label and the ``new`` trending list both use it, so they never disagree."""
+    """docs/design.md §7's ``New``, dated by notability (docs/decisions.md): notable (its third
+    signal) from ``start(W-3)`` on, and first seen at most ``NEW_LEAD`` before that. The
+    ``direction`` label and the ``new`` trending list both use it, so they never disagree."""
     notable = pl.col(NOTABLE_SINCE)
     return (notable >= clock.week_start(-3)) & (notable - pl.col(FIRST_SEEN) <= NEW_LEAD)
 
 
 def share_direction() -> pl.Expr:
-    """DESIGN §7's share rule, without ``New``: ``Rising`` when r = share(W-3…W0) /
+    """docs/design.md §7's share rule, without ``New``: ``Rising`` when r = share(W-3…W0) /
     share(W-11…W-4) ≥ 1.25 (or the prior share is 0 and the recent one is not), ``Declining``
     when r ≤ 0.8, else ``Stable`` (also when both shares are 0). r is compared cross-multiplied,
     in integers: ``4·k1·n2 ≥ 5·k2·n1``. The ``direction`` label and the ``rising`` trending mode
@@ -605,8 +605,8 @@ def _exact(column: str) -> pl.Expr:
 def trending(
     metrics: pl.DataFrame, mode: Mode, clock: Clock, *, limit: int | None = None
 ) -> pl.DataFrame:
-    """The trending list of DESIGN §7 over keys with at least 2 signals, filtered and ordered
-    for ``mode``; ties always end on key asc. Float sort keys are rounded to 12 significant
+    """The trending list of docs/design.md §7 over keys with at least 2 signals, filtered and
+    ordered for ``mode``; ties always end on key asc. Float sort keys are rounded to 12 significant
     digits so mathematically equal values tie exactly."""
     base = metrics.filter(pl.col(SIGNAL_COUNT) >= MIN_TRENDING)
     by: list[pl.Expr]

@@ -1,4 +1,4 @@
-"""The verifier: the gate every proposed unit passes before it can be served (DESIGN §5).
+"""The verifier: the gate every proposed unit passes before it can be served (docs/design.md §5).
 
 It owns what an extractor hands over (``UnitDraft`` with its evidence ``Snippet``s) and the
 rules that refuse a draft. Every extractor, the lexical one, the embedding one and the

@@ -43,7 +43,7 @@ from warehouse.embeddings import load_minilm
 from warehouse.themes import load_theme_taxonomy
 
 HANDCHECK = Path(__file__).resolve().parent / "themes_handcheck.json"
-# the demo generator's name for the force DESIGN §6 calls Competitive Dynamics
+# the demo generator's name for the force docs/design.md §6 calls Competitive Dynamics
 DEMO_FORCE_NAMES = {"Competition": "Competitive Dynamics"}
 TUNING_THRESHOLDS = (0.30, 0.325, 0.35, 0.375, 0.40, 0.45)
 

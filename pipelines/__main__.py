@@ -4,7 +4,7 @@
 runs, printing its report as one JSON line (exit status 75 when another build is running).
 
 The API process never imports Dagster: the CLI starts this module as a child process, so the
-module boundaries of DESIGN §2 hold for `serving` too.
+module boundaries of docs/design.md §2 hold for `serving` too.
 """
 
 from __future__ import annotations

@@ -27,8 +27,9 @@ from warehouse.snapshot import OpenedSnapshot, open_current
 DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
-# What a refresh re-materializes (spec §4.10): the aggregate views behind profiles, co-occurrence,
-# the theme overview and the weekly counts, then the embeddings of new units and the snapshot.
+# What a refresh re-materializes (docs/api.md §4.10): the aggregate views behind profiles,
+# co-occurrence, the theme overview and the weekly counts, then the embeddings of new units and the
+# snapshot.
 REFRESHED_VIEWS = ("entity_trends", "theme_trends", "entity_profiles", "theme_profiles")
 # the tables the same steps write beside them (the views' multi-assets)
 _WRITTEN_WITH = (
@@ -140,7 +141,7 @@ def build_run(
             clock.pin(data, as_of, by=f"aimi build --as-of {as_of.isoformat()}")
         elif wall_clock:
             clock.unpin(data)
-        # the run's one read of the wall clock (DESIGN §7), once the lock is ours
+        # the run's one read of the wall clock (docs/design.md §7), once the lock is ours
         resource = resource_for_run(
             data, as_of=as_of, force_reextract=force_reextract, decomposer=decomposer
         )

@@ -1,8 +1,8 @@
 """The one Dagster resource: where the data dir is and the run's clock.
 
-A run reads the clock once (DESIGN §7): ``aimi build`` and the admin refresh take the instant
-when they start the run and pass it in; a run started any other way (the UI, the schedule, the
-sensor) uses the instant Dagster recorded when it created the run. Every asset of the run then
+A run reads the clock once (docs/design.md §7): ``aimi build`` and the admin refresh take the
+instant when they start the run and pass it in; a run started any other way (the UI, the schedule,
+the sensor) uses the instant Dagster recorded when it created the run. Every asset of the run then
 sees the same ``started_at`` (when the snapshot is ``built_at``, when sources were ingested) and
 the same ``as_of`` (the trend window and the signal cut-off): the run's own (``--as-of``), else
 ``AIMI_AS_OF``, else the clock the data dir remembers (``warehouse.clock``), else
@@ -93,7 +93,7 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     # the run's instant, ISO 8601, when whoever started the run took it (`aimi build`)
     started_at: str = ""
     # Give every signal the current extractor, even sources ingested before 2026-04-28 that
-    # otherwise keep their earlier extraction (spec §2.3).
+    # otherwise keep their earlier extraction (docs/api.md §2.3).
     force_reextract: bool = False
     # "llm": the LLM decomposer (AIMI_LLM_BASE_URL, AIMI_LLM_MODEL) for the kinds in
     # AIMI_LLM_KINDS (every kind when unset), the deterministic extractor as its fallback;

@@ -1,5 +1,5 @@
-"""The scale-out test (DESIGN §11, issue 19; `make scale-test`): the multi-machine arrangement
-of docs/deployment.md on one machine, over loopback.
+"""The scale-out test (docs/design.md §11, issue 19; `make scale-test`): the multi-machine
+arrangement of docs/deployment.md on one machine, over loopback.
 
 It starts a local S3 server (moto), redis-server and two `aimi serve` replicas (two workers
 each, empty data dirs, AIMI_SNAPSHOT_STORE and Redis rate limits) behind nginx

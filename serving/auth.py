@@ -1,7 +1,7 @@
-"""API-key authentication and rate limiting for the data endpoints (spec §5, §8): ``X-API-Key``
-must be the dev key (``AIMI_DEV_API_KEY``) or an active key from the key store, and the key's
-tier must have room in both windows. The ``X-RateLimit-*`` headers of the decision go on the
-response whatever its status (``serving.errors.RequestIdMiddleware`` adds them)."""
+"""API-key authentication and rate limiting for the data endpoints (docs/api.md §5, §8):
+``X-API-Key`` must be the dev key (``AIMI_DEV_API_KEY``) or an active key from the key store, and
+the key's tier must have room in both windows. The ``X-RateLimit-*`` headers of the decision go on
+the response whatever its status (``serving.errors.RequestIdMiddleware`` adds them)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``aimi status``: what a data dir serves and why — the current snapshot and its counts, the
-clock the next run will use, and the last build or refresh with its checks (DESIGN §10)."""
+clock the next run will use, and the last build or refresh with its checks (docs/design.md §10)."""
 
 from __future__ import annotations
 

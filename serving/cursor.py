@@ -1,5 +1,5 @@
-"""Opaque keyset cursors (spec §4.11): URL-safe base64 of a small versioned JSON naming the sort
-and the last row's key, so a page boundary survives a snapshot swap."""
+"""Opaque keyset cursors (docs/api.md §4.11): URL-safe base64 of a small versioned JSON naming the
+sort and the last row's key, so a page boundary survives a snapshot swap."""
 
 from __future__ import annotations
 

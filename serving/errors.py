@@ -1,4 +1,4 @@
-"""The API's error hierarchy and its one renderer (spec §7, DESIGN §9).
+"""The API's error hierarchy and its one renderer (docs/api.md §7, docs/design.md §9).
 
 ``add_exception_handlers`` installs the handlers and the request-id middleware: every response
 carries ``X-Request-Id``, every error status except 422 answers with the error body, and an
@@ -63,7 +63,7 @@ class ApiError(Exception):
 
 
 class InvalidParameters(ApiError):
-    """400: the parameters are well-typed but cannot be answered together (DESIGN §9)."""
+    """400: the parameters are well-typed but cannot be answered together (docs/design.md §9)."""
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(400, "invalid_parameters", message, field=field)
@@ -120,7 +120,7 @@ def error_response(
     reset: int | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """The error body of spec §7; ``Retry-After`` mirrors ``retry_after``."""
+    """The error body of docs/api.md §7; ``Retry-After`` mirrors ``retry_after``."""
     body = {
         "error": {
             "code": code,
@@ -172,7 +172,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
-    # 422 keeps FastAPI's own {detail: [...]} body (spec §7); the middleware adds the id.
+    # 422 keeps FastAPI's own {detail: [...]} body (docs/api.md §7); the middleware adds the id.
     assert isinstance(exc, RequestValidationError)
     return await request_validation_exception_handler(request, exc)
 

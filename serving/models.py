@@ -1,4 +1,4 @@
-"""Response models of the /v1 API, exactly the shapes of spec §2 and §7.
+"""Response models of the /v1 API, exactly the shapes of docs/api.md §2 and §7.
 
 Their docstrings and field descriptions are the OpenAPI document's text, read by API consumers:
 they say what a value means (units, ranges, what null or absence means) and point at nothing a

@@ -1,5 +1,5 @@
-"""Rate limits per API key (spec §8, DESIGN §9): a per-minute and a monthly window, fixed and
-aligned to UTC (the minute, the calendar month), quotas per key tier.
+"""Rate limits per API key (docs/api.md §8, docs/design.md §9): a per-minute and a monthly window,
+fixed and aligned to UTC (the minute, the calendar month), quotas per key tier.
 
 A request is admitted when both windows have room; only admitted requests count, so a client
 that keeps retrying during a 429 does not burn its monthly quota. Two backends give the same

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-# List page size of signals, entities and trending (spec §8).
+# List page size of signals, entities and trending (docs/api.md §8).
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 50
 # The spec's 2026-06-12 rename: `q` is read as absent and the response says it is deprecated.

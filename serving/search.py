@@ -1,5 +1,5 @@
-"""The search executor (DESIGN §8): filter-first lexical (tantivy BM25 over the unit text and
-its signal's title), dense (FAISS or exact inner product) and title-match legs, reciprocal-rank
+"""The search executor (docs/design.md §8): filter-first lexical (tantivy BM25 over the unit text
+and its signal's title), dense (FAISS or exact inner product) and title-match legs, reciprocal-rank
 fusion, recency boost, near-duplicate collapse and a per-signal diversity cap.
 
 Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms

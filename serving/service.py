@@ -62,7 +62,7 @@ __all__ = [
 Embed = Callable[[Sequence[str]], FloatMatrix]
 SignalSort = Literal["published", "changed"]
 
-# Bounds the transports declare (spec §8).
+# Bounds the transports declare (docs/api.md §8).
 MAX_NAME_CHARS = 200
 MAX_NAME_OR_ID_CHARS = 500
 MAX_THEME_CHARS = 200
@@ -75,7 +75,7 @@ DEFAULT_SEARCH_LIMIT = 10
 MAX_SEARCH_LIMIT = 100
 DEFAULT_DIVERSITY_CAP = 2
 
-# d = days, w = weeks, m = 30-day months (spec §4.2); four digits keep the start in range.
+# d = days, w = weeks, m = 30-day months (docs/api.md §4.2); four digits keep the start in range.
 WINDOW_PATTERN = r"^[1-9][0-9]{0,3}[dwm]$"
 _WINDOW = re.compile(WINDOW_PATTERN)
 _WINDOW_DAYS = {"d": 1, "w": 7, "m": 30}

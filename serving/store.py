@@ -1,5 +1,5 @@
 """The snapshot being served: loaded into memory once, swapped atomically when the ``CURRENT``
-pointer moves to a snapshot that opened and verified (DESIGN §10).
+pointer moves to a snapshot that opened and verified (docs/design.md §10).
 
 A request takes one ``LoadedSnapshot`` reference and uses only it, so a swap never changes the
 data under a request in flight; the old snapshot is freed when its last request finishes.

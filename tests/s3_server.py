@@ -1,7 +1,7 @@
 """A local S3 server for the object-store tests: moto's server (``moto[server]``, a dev
 dependency) on a free loopback port, in its own process, with a bucket made for the test.
 
-DESIGN §11 has the snapshot store tested against a local S3 server; aimi talks to it through
+docs/design.md §11 has the snapshot store tested against a local S3 server; aimi talks to it through
 boto3 exactly as to any S3-compatible store, over real HTTP. ``s3_env`` is what a process
 needs to reach it (boto3's own variables: any credentials, this endpoint).
 """

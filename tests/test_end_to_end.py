@@ -153,7 +153,7 @@ def test_demo_cards_carry_entities_and_themes_and_filters_find_them(
 
 def test_trend_analytics_recover_the_demo_ground_truth(demo_data_dir: DataDir) -> None:
     """The planted Rising/Declining/New/Steady entities and the theme shift come out of the
-    pipeline's own tables with the labels the generator planted (DESIGN §7 definitions)."""
+    pipeline's own tables with the labels the generator planted (docs/design.md §7 definitions)."""
     import polars as pl
 
     from analytics.trends import Clock, trend_metrics

@@ -2,7 +2,7 @@
 
 ``pipelines.build`` writes it when a build or refresh ends, failed or not; ``aimi status``
 reads it. It is plain JSON in the warehouse layer so the serving package can show it without
-importing Dagster (DESIGN §2).
+importing Dagster (docs/design.md §2).
 """
 
 from __future__ import annotations

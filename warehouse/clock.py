@@ -1,4 +1,4 @@
-"""The data dir's remembered clock (DESIGN §7).
+"""The data dir's remembered clock (docs/design.md §7).
 
 A build with a fixed clock (``aimi build --as-of`` or ``--demo``) pins it here, in
 ``<data dir>/clock.json``; every later run of any kind — another ``aimi build``, a Dagster UI

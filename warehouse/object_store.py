@@ -1,5 +1,5 @@
 """Snapshots on an S3-compatible object store (``AIMI_SNAPSHOT_STORE=s3://bucket/prefix``,
-DESIGN §11): a publish uploads the sealed snapshot folder and moves the store's ``CURRENT``
+docs/design.md §11): a publish uploads the sealed snapshot folder and moves the store's ``CURRENT``
 object last; each API replica pulls the snapshot it names into its own data dir, verifies it
 against its manifest and moves its local ``CURRENT``, which its servers already follow.
 

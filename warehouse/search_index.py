@@ -1,5 +1,5 @@
-"""The search indexes a snapshot carries (DESIGN §8, §10): unit vectors for FAISS and a tantivy
-BM25 index, both over the same unit rows, and a small tantivy index of the signals' titles,
+"""The search indexes a snapshot carries (docs/design.md §8, §10): unit vectors for FAISS and a
+tantivy BM25 index, both over the same unit rows, and a small tantivy index of the signals' titles,
 written into the snapshot folder before it is sealed.
 
 Row ``i`` of ``search_units`` (the snapshot table) is vector ``i`` of ``vectors.npy`` and the
@@ -8,8 +8,8 @@ product over the memory-mapped vectors below ``IVF_MIN_UNITS`` rows, an IVF inde
 (parameters in the manifest's ``search`` metadata). Vectors have unit length, so inner product
 is cosine similarity.
 
-What is indexed carries the unit's context (DESIGN §8): the lexical index has the signal's title
-as a second field beside the unit's text, and the title index has one document per signal (its
+What is indexed carries the unit's context (docs/design.md §8): the lexical index has the signal's
+title as a second field beside the unit's text, and the title index has one document per signal (its
 title, the distinct query terms of the title, and its first unit row), for the title-match leg.
 What a search returns is still the unit as served.
 """

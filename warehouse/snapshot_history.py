@@ -1,11 +1,11 @@
 """The snapshots a data dir keeps: list them, roll ``CURRENT`` back to one, prune old ones
-(``aimi snapshots``, DESIGN §10).
+(``aimi snapshots``, docs/design.md §10).
 
 Rolling back and pruning hold the build lock, so neither runs under a build that is about to
 publish; a rollback then holds the publish lock while the pointer moves, as a publish does. No
-reader needs an old snapshot: cursors are keyset positions, valid on any snapshot (spec §4.11),
-and a server that still has an old snapshot open keeps its open files after they are deleted.
-So pruning only ever spares the current snapshot (and never touches ``CURRENT``).
+reader needs an old snapshot: cursors are keyset positions, valid on any snapshot (docs/api.md
+§4.11), and a server that still has an old snapshot open keeps its open files after they are
+deleted. So pruning only ever spares the current snapshot (and never touches ``CURRENT``).
 """
 
 from __future__ import annotations

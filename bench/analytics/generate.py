@@ -1,4 +1,4 @@
-"""Deterministic synthetic corpus for the analytics benchmark (DESIGN §7 inputs).
+"""Deterministic synthetic corpus for the analytics benchmark (docs/design.md §7 inputs).
 
 ``generate(n_signals)`` returns, in memory and from a fixed numpy seed:
 

@@ -1,4 +1,5 @@
-"""A straightforward pandas implementation of DESIGN §7, the baseline of the analytics benchmark.
+"""A straightforward pandas implementation of docs/design.md §7, the baseline of the analytics
+benchmark.
 
 Written the way an analyst would: merge, groupby, unstack to a key × week table, column
 arithmetic, ``apply`` for the per-key binomial test and the reasoning sentence. It follows the

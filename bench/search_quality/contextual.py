@@ -1,5 +1,5 @@
 """Contextual indexing, measured: what to index for a unit besides its own text, chosen on the
-known-item and topical sets of ``run.py`` (DESIGN §8: what is indexed may carry the signal's
+known-item and topical sets of ``run.py`` (docs/design.md §8: what is indexed may carry the signal's
 context; what is returned is the unit as served).
 
 Usage: .venv/bin/python bench/search_quality/contextual.py [DATA_DIR] [--cache DIR]

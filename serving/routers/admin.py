@@ -1,6 +1,6 @@
-"""``POST /v1/admin/refresh`` (spec §4.10, DESIGN §10): re-materialize the derived views, embed
-units not embedded yet, publish, swap, report. Only the admin secret opens it; an API key alone
-never does.
+"""``POST /v1/admin/refresh`` (docs/api.md §4.10, docs/design.md §10): re-materialize the derived
+views, embed units not embedded yet, publish, swap, report. Only the admin secret opens it; an API
+key alone never does.
 
 The work runs in a child interpreter (``python -m pipelines refresh``), as ``aimi build`` does:
 the API process never imports Dagster, and a crash in a build cannot take the server down. The

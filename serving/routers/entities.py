@@ -135,7 +135,7 @@ async def list_entities(
 
 
 # Declared before the profile route, whose path converter would otherwise read "trending" as
-# an entity name (DESIGN §9).
+# an entity name (docs/design.md §9).
 @router.get(
     "/entities/trending",
     response_model=TrendingList,

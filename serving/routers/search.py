@@ -1,5 +1,5 @@
 """``GET /v1/search``: hybrid (BM25 + dense, RRF) search over verified units, or units similar
-to a given unit; filters apply inside both legs (DESIGN §8)."""
+to a given unit; filters apply inside both legs (docs/design.md §8)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``python -m serving.static SNAPSHOT_FOLDER [PREVIOUS_FOLDER]``: write the snapshot's static
 JSON tree and site, linking unchanged files from the previous snapshot's, and print the report
 as one JSON line. The ``static_site`` Dagster asset runs this in a child
-interpreter, since the pipelines never import the serving package (DESIGN §2)."""
+interpreter, since the pipelines never import the serving package (docs/design.md §2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Write a snapshot's static half into its folder: the JSON tree, the site's pages and style
-sheet, and the Pagefind index over the pages (DESIGN §10), reusing what did not change since
+sheet, and the Pagefind index over the pages (docs/design.md §10), reusing what did not change since
 the previous snapshot."""
 
 from __future__ import annotations

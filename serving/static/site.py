@@ -58,7 +58,7 @@ def signal_page(signal_id: str) -> str:
 
 @dataclass(frozen=True)
 class RateTest:
-    """The counts behind one key's labels (DESIGN §7): mentions ``k1`` in the last 4 weeks
+    """The counts behind one key's labels (docs/design.md §7): mentions ``k1`` in the last 4 weeks
     and ``k2`` in the 8 before, all signals ``n1`` and ``n2`` in those periods, the raw and
     the Benjamini–Hochberg adjusted p-value of the binomial test, and the weekly shares."""
 

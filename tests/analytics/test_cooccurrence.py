@@ -1,4 +1,4 @@
-"""Co-occurrence (DESIGN §7) on small hand-computed mentions and against brute force: both
+"""Co-occurrence (docs/design.md §7) on small hand-computed mentions and against brute force: both
 directions, related keys, edge cases and the packed pair sort."""
 
 from __future__ import annotations

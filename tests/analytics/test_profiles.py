@@ -1,5 +1,6 @@
-"""Entity profiles, themes and trending items rendered from the trend tables (spec §2.5, §2.6,
-§4.7): shapes, defaults for keys without signals, related ordering and caps, trending ranks."""
+"""Entity profiles, themes and trending items rendered from the trend tables (docs/api.md §2.5,
+§2.6, §4.7): shapes, defaults for keys without signals, related ordering and caps, trending
+ranks."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Trend analytics (DESIGN §7) on small hand-computed corpora: clock, weekly counts, metrics,
-labels (the Benjamini–Hochberg step as the labels see it) and the trending lists. The binomial
-test itself is in test_significance.py, co-occurrence in test_cooccurrence.py."""
+"""Trend analytics (docs/design.md §7) on small hand-computed corpora: clock, weekly counts,
+metrics, labels (the Benjamini–Hochberg step as the labels see it) and the trending lists. The
+binomial test itself is in test_significance.py, co-occurrence in test_cooccurrence.py."""
 
 from __future__ import annotations
 

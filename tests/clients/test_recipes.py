@@ -1,5 +1,5 @@
-"""README's API recipes (section "API recipes"), run as a reader would against a real server:
-the curl ones in bash, the Python one with the generated client. Paging returns every signal
+"""The API recipes of docs/api.md (section "11. Recipes"), run as a reader would against a real
+server: the curl ones in bash, the Python one with the generated client. Paging returns every signal
 once in order, the change feed returns everything and then nothing new, and a 429 is waited
 out for its ``Retry-After`` and retried."""
 
@@ -18,7 +18,7 @@ import pytest
 
 from tests.clients.conftest import Server
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 needs_curl_and_jq = pytest.mark.skipif(
     shutil.which("curl") is None or shutil.which("jq") is None,
     reason="the curl recipes need curl and jq on PATH",
@@ -29,9 +29,10 @@ BEFORE_RESET = 5.0
 
 
 def _recipes() -> tuple[list[str], str]:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### API recipes")
-    end = text.index("\n### ", start + 1)
+    text = API_DOC.read_text(encoding="utf-8")
+    start = text.index("\n## 11. Recipes")
+    end = text.find("\n## ", start + 1)
+    end = len(text) if end < 0 else end
     blocks = re.findall(r"```(\w+)\n(.*?)```", text[start:end], re.DOTALL)
     bash = [code for language, code in blocks if language == "bash"]
     python = [code for language, code in blocks if language == "python"]
@@ -112,8 +113,8 @@ def test_python_recipe_pages_follows_the_feed_reads_an_entity_and_retries(
     from aimi_client.api.themes import list_themes
     from aimi_client.models import EntityList, EntityProfileDetail, ThemeList
 
-    recipe: dict[str, Any] = {"__name__": "readme_recipe"}  # not "__main__": no polling loop
-    exec(compile(_recipes()[1], str(README), "exec"), recipe)
+    recipe: dict[str, Any] = {"__name__": "api_doc_recipe"}  # not "__main__": no polling loop
+    exec(compile(_recipes()[1], str(API_DOC), "exec"), recipe)
 
     def client(key: str) -> AuthenticatedClient:
         return AuthenticatedClient(

@@ -39,7 +39,7 @@ def error_of(response: httpx.Response, status: int) -> Json:
     error: Json = body["error"]
     assert not spec.ERROR.problems(error), spec.ERROR.problems(error)
     assert error["status"] == status
-    assert error["request_id"], "every error body carries request_id (DESIGN §9)"
+    assert error["request_id"], "every error body carries request_id (docs/design.md §9)"
     assert error["request_id"] == response.headers[REQUEST_ID_HEADER]
     if status == 503:  # §7: "503 ... (carries retry_after)", mirrored by Retry-After
         assert spec.is_int(error.get("retry_after")) and error["retry_after"] > 0

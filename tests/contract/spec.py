@@ -299,7 +299,8 @@ ERROR = shape(
         "retry_after": nullable(is_int),
         "reset": nullable(is_int),
     },
-    # DESIGN §9 settles field and request_id as always sent; retry_after/reset may be omitted
+    # docs/design.md §9 settles field and request_id as always sent; retry_after/reset may be
+    # omitted
     optional=("retry_after", "reset"),
 )
 VALIDATION_ITEM_KEYS = frozenset({"loc", "msg", "type", "input", "ctx"})

@@ -1,6 +1,6 @@
 """§4.3 the change feed, `GET /v1/signals?sort=changed`: ordered by last-changed time, oldest
-change first (DESIGN §10: `change_seq` ascending); `next_cursor` is a resume point returned even
-on the last page and null only when nothing changed; every signal once, without misses or
+change first (docs/design.md §10: `change_seq` ascending); `next_cursor` is a resume point returned
+even on the last page and null only when nothing changed; every signal once, without misses or
 repeats. What a publish adds to the feed is checked in test_s4_11_pagination.py."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_s4_3_feed_covers_every_signal_once(full_feed: Walk, cards: list[Json]) 
 def test_s4_3_feed_is_ordered_oldest_change_first(
     full_feed: Walk, changes: dict[str, tuple[int, Any]]
 ) -> None:
-    """§4.3 `sort=changed`: ordered by last-changed time, oldest change first; DESIGN §10:
+    """§4.3 `sort=changed`: ordered by last-changed time, oldest change first; docs/design.md §10:
     `change_seq` ascending."""
     recorded = [changes[s] for s in signal_ids(full_feed.items)]
     seqs = [seq for seq, _ in recorded]

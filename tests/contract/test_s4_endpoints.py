@@ -52,7 +52,7 @@ def test_s4_1_health_body(bare: TestClient) -> None:
     assert response.status_code == 200
     body = response.json()
     assert spec.is_nonempty_str(body["status"]) and spec.is_nonempty_str(body["version"])
-    assert set(body) <= {"status", "version", "snapshot"}  # DESIGN §9 adds snapshot
+    assert set(body) <= {"status", "version", "snapshot"}  # docs/design.md §9 adds snapshot
 
 
 # §4.2

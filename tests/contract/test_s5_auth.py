@@ -60,7 +60,7 @@ def test_s5_admin_refresh_is_not_reachable_with_an_api_key(
     bare: TestClient, headers: dict[str, str]
 ) -> None:
     """§4.10 / §5 the admin endpoint requires `X-Admin-Secret`; not available to regular
-    API-key holders (401, DESIGN §9)."""
+    API-key holders (401, docs/design.md §9)."""
     error = error_of(bare.post("/v1/admin/refresh", headers=headers), 401)
     assert error["code"] == "unauthorized"
 

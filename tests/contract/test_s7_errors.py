@@ -1,8 +1,8 @@
 """§7 Errors: each status of the table, with the error object `{error: {code, message, status,
 field, request_id, retry_after?, reset?}}` (all but 422) and `request_id` equal to the
 `X-Request-Id` header; 422 keeps `{detail: [{loc, msg, type, input?, ctx?}]}`. The codes and the
-400 cases are DESIGN §9's. 401 is walked endpoint by endpoint in test_s5_auth.py; 429 (its body,
-`Retry-After`, `retry_after`, `reset`) in tests/serving/test_ratelimit.py."""
+400 cases are docs/design.md §9's. 401 is walked endpoint by endpoint in test_s5_auth.py; 429 (its
+body, `Retry-After`, `retry_after`, `reset`) in tests/serving/test_ratelimit.py."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def invalid(response: httpx.Response, fields: set[str]) -> Json:
     "path", ["/v1/health", "/v1/signals?limit=1", "/v1/themes", "/openapi.json"]
 )
 def test_s7_every_response_carries_a_request_id(api: TestClient, path: str) -> None:
-    """§7 `request_id`: correlation id, also sent in `X-Request-Id`; DESIGN §9: every
+    """§7 `request_id`: correlation id, also sent in `X-Request-Id`; docs/design.md §9: every
     response carries `X-Request-Id` (successes too), fresh per request."""
     first, second = api.get(path), api.get(path)
     assert first.status_code == second.status_code == 200
@@ -50,7 +50,8 @@ def test_s7_every_response_carries_a_request_id(api: TestClient, path: str) -> N
 def test_s7_400_search_takes_exactly_one_of_q_and_similar_to(
     api: TestClient, a_unit: Json, both: bool
 ) -> None:
-    """§4.2 exactly one of `q` / `similar_to` is required; DESIGN §9: both or neither → 400."""
+    """§4.2 exactly one of `q` / `similar_to` is required; docs/design.md §9: both or neither →
+    400."""
     params = {"q": "chips", "similar_to": a_unit["id"]} if both else {"limit": 5}
     invalid(api.get("/v1/search", params=params), {"q", "similar_to"})
 
@@ -61,7 +62,7 @@ LISTS = [("/v1/search", {"q": "chips"}), ("/v1/signals", {})]
 
 @pytest.mark.parametrize(("path", "base"), LISTS, ids=["search", "signals"])
 def test_s7_400_window_with_published_after(api: TestClient, path: str, base: Json) -> None:
-    """§4.2 `window` cannot be combined with `published_after`; DESIGN §9 → 400."""
+    """§4.2 `window` cannot be combined with `published_after`; docs/design.md §9 → 400."""
     params = {**base, "window": "7d", "published_after": "2026-10-01"}
     response = api.get(path, params=params)
     invalid(response, {"window", "published_after"})
@@ -71,7 +72,7 @@ def test_s7_400_window_with_published_after(api: TestClient, path: str, base: Js
 def test_s7_400_published_after_later_than_published_before(
     api: TestClient, as_of: datetime, path: str, base: Json
 ) -> None:
-    """DESIGN §9: `published_after` later than `published_before` → 400 (also when the lower
+    """docs/design.md §9: `published_after` later than `published_before` → 400 (also when the lower
     bound comes from `window`)."""
     late = {**base, "published_after": "2026-09-02", "published_before": "2026-09-01"}
     invalid(api.get(path, params=late), {"published_after", "published_before"})
@@ -91,7 +92,7 @@ def test_s7_400_published_after_later_than_published_before(
     ids=["signals", "feed", "entities"],
 )
 def test_s7_400_bad_cursor(api: TestClient, path: str, sort: str, cursor: str) -> None:
-    """DESIGN §9: a bad cursor → 400, `field` `cursor` (§4.11 cursors are opaque)."""
+    """docs/design.md §9: a bad cursor → 400, `field` `cursor` (§4.11 cursors are opaque)."""
     invalid(api.get(path, params={"sort": sort, "cursor": cursor}), {"cursor"})
 
 
@@ -118,7 +119,7 @@ def test_s7_400_cursor_from_another_sort(
     api: TestClient, issued_by: tuple[str, str], used_on: tuple[str, str]
 ) -> None:
     """§4.3 cursor and `sort` must stay consistent across one pagination sequence;
-    DESIGN §9: a cursor from another sort → 400."""
+    docs/design.md §9: a cursor from another sort → 400."""
     cursor = _cursor(api, issued_by[0], sort=issued_by[1])
     error = invalid(api.get(used_on[0], params={"sort": used_on[1], "cursor": cursor}), {"cursor"})
     assert "sort" in error["message"]
@@ -212,7 +213,7 @@ def test_s7_404_unknown_similar_to_unit(api: TestClient) -> None:
 
 @pytest.mark.parametrize("path", ["/v1/nothing-here", "/v2/signals", "/v1/signals/a/b"])
 def test_s7_404_unknown_route(api: TestClient, path: str) -> None:
-    """DESIGN §9 `not_found` also for unknown routes, with the error body."""
+    """docs/design.md §9 `not_found` also for unknown routes, with the error body."""
     assert error_of(api.get(path), 404)["code"] == "not_found"
 
 
@@ -230,7 +231,7 @@ def test_s7_404_unknown_route(api: TestClient, path: str) -> None:
     ],
 )
 def test_s7_405_method_not_allowed(api: TestClient, method: str, path: str) -> None:
-    """DESIGN §9 `method_not_allowed` 405, with the error body and an `Allow` header."""
+    """docs/design.md §9 `method_not_allowed` 405, with the error body and an `Allow` header."""
     response = api.request(method, path)
     assert error_of(response, 405)["code"] == "method_not_allowed"
     assert response.headers["Allow"]
@@ -263,7 +264,7 @@ def test_s7_422_body_is_detail_loc_msg_type(
     api: TestClient, path: str, params: dict[str, str], loc: tuple[str, ...]
 ) -> None:
     """§7 422 validation error: body `{detail: [{loc: [string|integer], msg, type, input?,
-    ctx?}]}`; DESIGN §9: type and range violations of a parameter."""
+    ctx?}]}`; docs/design.md §9: type and range violations of a parameter."""
     validation_errors(api.get(path, params=params), loc)
 
 
@@ -287,7 +288,7 @@ def empty_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 @pytest.mark.parametrize("path", DATA_ENDPOINTS)
 def test_s7_503_before_the_first_snapshot(empty_api: TestClient, path: str) -> None:
-    """§7 503 temporarily unavailable, carrying `retry_after` (and `Retry-After`); DESIGN §9
+    """§7 503 temporarily unavailable, carrying `retry_after` (and `Retry-After`); docs/design.md §9
     `unavailable`: no snapshot loaded yet."""
     error = error_of(empty_api.get(path), 503)
     assert error["code"] == "unavailable"

@@ -1,6 +1,6 @@
 """§9 Versioning: the `/v1` prefix, the version the health endpoint reports, the renamed `q`
 (ignored on `/v1/signals` and `/v1/entities`, flagged with `Deprecation: true` and a `Link`
-`rel="deprecation"`, DESIGN §9), and the changelog kept in the spec's form."""
+`rel="deprecation"`, docs/design.md §9), and the changelog kept in the spec's form."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_s9_renamed_q_is_ignored_and_flagged_deprecated(
     api: TestClient, path: str, params: dict[str, str | int]
 ) -> None:
     """§9 / §4.5 2026-06-12: `q` on `/v1/signals` (now `keyword`) and on `/v1/entities`
-    (now `name`) is ignored; DESIGN §9: the answer is the one without `q`, plus
+    (now `name`) is ignored; docs/design.md §9: the answer is the one without `q`, plus
     `Deprecation: true` and a `Link` with `rel="deprecation"`."""
     plain = api.get(path, params={**params, "limit": 10})
     assert plain.status_code == 200, plain.text
@@ -87,7 +87,7 @@ def test_s9_search_q_is_current_not_deprecated(api: TestClient) -> None:
 
 
 def test_s9_deprecation_link_leads_to_the_changelog(api: TestClient) -> None:
-    """DESIGN §9: the `Link` (`rel="deprecation"`) leads to the changelog."""
+    """docs/design.md §9: the `Link` (`rel="deprecation"`) leads to the changelog."""
     response = api.get("/v1/signals", params={"q": "openai", "limit": 1})
     (target,) = deprecation_links(response)
     page = api.get(urljoin(str(response.url), target))
@@ -97,7 +97,7 @@ def test_s9_deprecation_link_leads_to_the_changelog(api: TestClient) -> None:
 
 def test_s9_changelog_keeps_the_spec_entries_in_the_spec_form() -> None:
     """§9 changelog entries carry a date, a status (`Announcement`, `Deprecated`, `Shipped`,
-    `Sunset`), the affected item and a migration note; DESIGN §9 `docs/changelog.md` starts
+    `Sunset`), the affected item and a migration note; docs/design.md §9 `docs/changelog.md` starts
     from the spec's own entries."""
     rows = [
         [cell.strip() for cell in line.strip().strip("|").split("|")]

@@ -1,5 +1,5 @@
-"""One clock per run (DESIGN §7): every asset of a run sees the same instant, even when the wall
-clock crosses Monday 00:00 UTC (a new trend week) while the run goes on."""
+"""One clock per run (docs/design.md §7): every asset of a run sees the same instant, even when the
+wall clock crosses Monday 00:00 UTC (a new trend week) while the run goes on."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Dagster on PostgreSQL (DESIGN §11, docs/deployment.md): a real materialization of the first
-stages with run, event-log and schedule storage in a throwaway PostgreSQL cluster, configured by
-the committed deploy/dagster-postgres.yaml. Skips when PostgreSQL is not installed
+"""Dagster on PostgreSQL (docs/design.md §11, docs/deployment.md): a real materialization of the
+first stages with run, event-log and schedule storage in a throwaway PostgreSQL cluster, configured
+by the committed deploy/dagster-postgres.yaml. Skips when PostgreSQL is not installed
 (scripts/ensure-postgres installs it) or cannot start here."""
 
 from __future__ import annotations

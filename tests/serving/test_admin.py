@@ -1,6 +1,6 @@
-"""``POST /v1/admin/refresh`` (spec §4.10, §5): only the admin secret opens it; it re-materializes
-the derived views, embeds the units not embedded yet, publishes and serves the new snapshot, and
-reports what it did; a refresh while another build runs is refused with 503."""
+"""``POST /v1/admin/refresh`` (docs/api.md §4.10, §5): only the admin secret opens it; it
+re-materializes the derived views, embeds the units not embedded yet, publishes and serves the new
+snapshot, and reports what it did; a refresh while another build runs is refused with 503."""
 
 from __future__ import annotations
 

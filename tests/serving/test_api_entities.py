@@ -1,5 +1,6 @@
 """``/v1/entities``, ``/v1/entities/{name_or_id}``, ``/v1/entities/trending`` and ``/v1/themes``
-over the snapshot the pipeline built from the demo corpus (spec §4.5–4.9, DESIGN §7, §9)."""
+over the snapshot the pipeline built from the demo corpus (docs/api.md §4.5–4.9, docs/design.md §7,
+§9)."""
 
 from __future__ import annotations
 

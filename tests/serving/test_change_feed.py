@@ -1,5 +1,5 @@
-"""``GET /v1/signals?sort=changed`` (spec §4.3): oldest change first, a resume cursor on the last
-page, null only when nothing changed, reprocessed signals reappear once, sort and cursor
+"""``GET /v1/signals?sort=changed`` (docs/api.md §4.3): oldest change first, a resume cursor on the
+last page, null only when nothing changed, reprocessed signals reappear once, sort and cursor
 consistent."""
 
 from __future__ import annotations

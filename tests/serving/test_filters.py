@@ -1,5 +1,5 @@
-"""The set filters of ``GET /v1/signals`` (spec §4.3): ``entity`` (id or exact name, any case,
-alias- and family-aware; unknown → 404), ``theme`` (canonical labels only; unknown → 404),
+"""The set filters of ``GET /v1/signals`` (docs/api.md §4.3): ``entity`` (id or exact name, any
+case, alias- and family-aware; unknown → 404), ``theme`` (canonical labels only; unknown → 404),
 ``keyword`` (literal, whole-word, title and unit text), combined with each other, with
 ``content_type`` and dates, on both sorts."""
 

@@ -1,5 +1,5 @@
-"""Hot swap under load (DESIGN §10): a real ``aimi serve`` answers a bounded loopback load while
-new snapshots are published under it, with zero failed requests; a cursor minted on a snapshot
+"""Hot swap under load (docs/design.md §10): a real ``aimi serve`` answers a bounded loopback load
+while new snapshots are published under it, with zero failed requests; a cursor minted on a snapshot
 that has since been retired keeps working (keyset cursors name a position, not a snapshot)."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ OPERATION_IDS = {
 }
 CAMEL_CASE = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
 # Text a consumer of the document cannot follow: internal specs, design notes, repository files.
-HIDDEN_POINTERS = ("spec §", "§", "DESIGN", ".md", "docs/")
+HIDDEN_POINTERS = ("§", "DESIGN", ".md", "docs/")
 ALL_LABELS = [label for axis in AXES for label in THEME_LABELS[axis]]
 METHODS = {"get", "post", "put", "patch", "delete"}
 

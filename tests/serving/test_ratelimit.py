@@ -1,5 +1,5 @@
-"""Rate limits (spec §8, DESIGN §9): the two windows and their resets, the headers on every
-authenticated response, 429 with ``Retry-After``, ``retry_after`` and ``reset``; exact counts
+"""Rate limits (docs/api.md §8, docs/design.md §9): the two windows and their resets, the headers on
+every authenticated response, 429 with ``Retry-After``, ``retry_after`` and ``reset``; exact counts
 across processes, kept over a restart, and the same behaviour on a real ``redis-server``."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``GET /v1/search`` over a small real snapshot (units linked to a registry, fixed themes, MiniLM
 vectors): filters inside both legs, RRF, diversity, recency, similar_to, and the 400/404/422
-rules (spec §4.2, §8; DESIGN §8, §9)."""
+rules (docs/api.md §4.2, §8; docs/design.md §8, §9)."""
 
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def test_a_filter_never_reorders_the_lexical_leg(
 
 def shown(units: pl.DataFrame, keep: Any) -> set[str]:
     """The units a complete result list shows among those ``keep`` allows: per text, the
-    earliest-published allowed copy (DESIGN §8)."""
+    earliest-published allowed copy (docs/design.md §8)."""
     allowed = [u for u in units.iter_rows(named=True) if keep(u)]
     first: dict[str, str] = {}
     for u in sorted(allowed, key=lambda u: (u["published_at"], u["unit_id"])):

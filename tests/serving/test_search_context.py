@@ -1,4 +1,4 @@
-"""Contextual indexing (DESIGN §8): the signal's title is indexed beside each unit's text (a
+"""Contextual indexing (docs/design.md §8): the signal's title is indexed beside each unit's text (a
 second BM25 field) and a title-match leg finds the signal whose title the query nearly is, while
 hits stay the units exactly as served. On a small synthetic snapshot whose unit texts never
 repeat their signal's title, as social posts' units often do not."""

@@ -1,5 +1,5 @@
-"""Near-duplicate collapse in the search executor (DESIGN §8): one hit per normalized text, shown
-as the earliest-published copy the filters allow; copies consume neither ``limit`` nor
+"""Near-duplicate collapse in the search executor (docs/design.md §8): one hit per normalized text,
+shown as the earliest-published copy the filters allow; copies consume neither ``limit`` nor
 ``diversity_cap``; ``similar_to`` never returns the unit's own copies. On a small synthetic
 snapshot whose vectors are a function of the normalized text, so copies score alike in both
 legs, as real copies do; and on the demo snapshot."""
@@ -185,8 +185,8 @@ def test_search_units_mark_copies() -> None:
 
 
 def test_demo_top_tens_never_repeat_a_text(demo_snapshot: OpenedSnapshot) -> None:
-    """DESIGN §8 on the demo corpus, whose generator repeats sentences across signals: in the
-    top 10 of 100 queries (signal titles), no two hits share a normalized text — while the same
+    """docs/design.md §8 on the demo corpus, whose generator repeats sentences across signals: in
+    the top 10 of 100 queries (signal titles), no two hits share a normalized text — while the same
     rankings without the collapse do repeat texts, so the check is not vacuous."""
     index = SearchIndex(demo_snapshot, demo_snapshot.manifest.as_of)
     frame = demo_snapshot.read_table("search_units")

@@ -36,8 +36,8 @@ def client(demo_data_dir: DataDir) -> Iterator[TestClient]:
 
 
 def request_for(path: str) -> str:
-    """The API request a tree file answers, from its documented path alone (README, "The
-    site"), independently of the code that writes the tree."""
+    """The API request a tree file answers, from its documented path alone (docs/site.md,
+    "The JSON tree"), independently of the code that writes the tree."""
     parts = path.removeprefix("json/v1/").removesuffix(".json").split("/")
     match parts:
         case ["themes"]:

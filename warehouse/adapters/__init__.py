@@ -1,5 +1,5 @@
 """Source adapters, one module per input format; each turns a file into ``RawRecord`` items in the
-ingest format (DESIGN §3) or error records, never an exception that stops a batch."""
+ingest format (docs/design.md §3) or error records, never an exception that stops a batch."""
 
 from __future__ import annotations
 

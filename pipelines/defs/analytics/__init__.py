@@ -1,1 +1,1 @@
-"""Stage 4: trend analytics over entities and themes (DESIGN §7)."""
+"""Stage 4: trend analytics over entities and themes (docs/design.md §7)."""

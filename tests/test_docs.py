@@ -1,0 +1,179 @@
+"""The docs lead a reader: every page of ``docs/`` is in the index (``docs/README.md``), every
+page over 200 lines opens with a table of contents naming all its sections, every link between
+Markdown files and every anchor resolves, and every section reference (``docs/design.md §7``)
+in code, tests and docs names a page of this repository and a numbered section it has."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from scripts.docs_toc import anchors, headings
+from scripts.rewrite_section_refs import OLD, SERVED
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+INDEX = DOCS / "README.md"
+TOC_FROM_LINES = 200
+SKIPPED_DIRS = {"data", "node_modules", "__pycache__"}
+
+# A Markdown link or image: [text](target); targets with a scheme are not ours to check.
+_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+# "<page>.md §N", a link's closing characters allowed between (``[design.md](design.md) §7``),
+# then more numbers: "§8, §10", "§4.5–4.9", "§3–§6", "§2 and §7".
+_NUMBER = r"\d+(?:\.\d+)*"
+_ITEM = rf"§ ?{_NUMBER}(?: ?[–-] ?§?{_NUMBER})?"
+_SECTION_REF = re.compile(
+    rf"(?P<page>[\w./-]+\.md)[)`\]]* (?P<refs>{_ITEM}(?:(?:, and |, | and ){_ITEM})*)"
+)
+_NUMBERED_HEADING = re.compile(rf"^(?P<number>{_NUMBER})\.? ")
+
+
+def _markdown_pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def _repository_files(*suffixes: str) -> list[Path]:
+    """Our source and documentation files: no hidden folders, no data dir, no caches."""
+    found = []
+    for path in ROOT.rglob("*"):
+        parts = path.relative_to(ROOT).parts
+        if any(p.startswith(".") or p in SKIPPED_DIRS for p in parts[:-1]):
+            continue
+        if path.suffix in suffixes and path.is_file():
+            found.append(path)
+    return sorted(found)
+
+
+def _lines(page: Path) -> list[str]:
+    return page.read_text(encoding="utf-8").split("\n")
+
+
+def _strip_code(text: str) -> str:
+    """The text without fenced code blocks and inline code (links there are not links)."""
+    text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _section_numbers(page: Path) -> set[str]:
+    numbers = set()
+    for _, level, title in headings(_lines(page)):
+        match = _NUMBERED_HEADING.match(title)
+        if level >= 2 and match:
+            numbers.add(match.group("number"))
+    return numbers
+
+
+def _resolve(target: str, page: Path) -> Path:
+    return (page.parent / target).resolve()
+
+
+def test_every_docs_page_is_in_the_index_once() -> None:
+    index = INDEX.read_text(encoding="utf-8")
+    listed = [
+        _resolve(target, INDEX)
+        for line in index.splitlines()
+        if line.startswith("- ")
+        for target in _LINK.findall(line)[:1]
+    ]
+    pages = [p.resolve() for p in sorted(DOCS.rglob("*.md")) if p != INDEX]
+    missing = [str(p.relative_to(ROOT)) for p in pages if p not in listed]
+    assert not missing, f"pages missing from docs/README.md: {missing}"
+    twice = {str(p.relative_to(ROOT)) for p in listed if listed.count(p) > 1}
+    assert not twice, f"listed more than once in docs/README.md: {twice}"
+
+
+@pytest.mark.parametrize("page", _markdown_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_long_page_opens_with_a_table_of_contents(page: Path) -> None:
+    lines = _lines(page)
+    if len(lines) <= TOC_FROM_LINES:
+        return
+    found = headings(lines)
+    second = [(i, title) for i, level, title in found if level == 2]
+    assert second and second[0][1] == "Contents", (
+        f"{page.name} has {len(lines)} lines: its first section must be '## Contents' "
+        "(python scripts/docs_toc.py writes it)"
+    )
+    start = second[0][0]
+    end = second[1][0] if len(second) > 1 else len(lines)
+    listed = set(re.findall(r"\]\(#([^)]+)\)", "\n".join(lines[start:end])))
+    names = anchors(lines)
+    wanted = {names[i] for i, _ in second[1:]}
+    assert wanted <= listed, f"{page.name}: sections missing from Contents: {wanted - listed}"
+
+
+@pytest.mark.parametrize("page", _markdown_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_and_anchor_resolves(page: Path) -> None:
+    broken = []
+    for target in _LINK.findall(_strip_code(page.read_text(encoding="utf-8"))):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue  # http:, https:, mailto:
+        path_part, _, anchor = target.partition("#")
+        linked = _resolve(path_part, page) if path_part else page
+        if not linked.exists():
+            broken.append(f"{target} (no such file)")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(_lines(linked)).values():
+            broken.append(f"{target} (no such heading)")
+    assert not broken, f"{page.relative_to(ROOT)}: {broken}"
+
+
+def _references(text: str) -> list[tuple[str, list[str]]]:
+    """(page, section numbers) of every section reference in ``text``; a range gives both ends."""
+    return [
+        (match.group("page"), re.findall(_NUMBER, match.group("refs")))
+        for match in _SECTION_REF.finditer(text)
+    ]
+
+
+def _target(page: str, source: Path) -> Path | None:
+    for candidate in (source.parent / page, ROOT / page, DOCS / page):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def test_every_section_reference_names_a_page_and_section_that_exist() -> None:
+    dangling = []
+    numbers: dict[Path, set[str]] = {}
+    files = _repository_files(".py", ".md")
+    for source in files:
+        for page, sections in _references(source.read_text(encoding="utf-8")):
+            target = _target(page, source)
+            where = f"{source.relative_to(ROOT)}: {page}"
+            if target is None:
+                dangling.append(f"{where} (no such page)")
+                continue
+            known = numbers.setdefault(target, _section_numbers(target))
+            dangling += [f"{where} §{n}" for n in sections if n not in known]
+    assert not dangling, "section references without a target:\n" + "\n".join(dangling)
+    assert len(files) > 100  # the walk really read the repository
+
+
+def test_the_reference_pattern_reads_lists_and_ranges() -> None:
+    text = (
+        "(docs/design.md §8, §10) [design.md](design.md) §3–§6 "
+        "docs/api.md §4.5–4.9, docs/design.md §7 and §9"
+    )
+    assert _references(text) == [
+        ("docs/design.md", ["8", "10"]),
+        ("design.md", ["3", "6"]),
+        ("docs/api.md", ["4.5", "4.9"]),
+        ("docs/design.md", ["7", "9"]),
+    ]
+
+
+def test_no_reference_to_a_document_outside_the_repository() -> None:
+    """The design notes and the interface specification are cited through the repository's
+    pages (``python scripts/rewrite_section_refs.py`` rewrites the old form). Text the API
+    serves is left alone (``SERVED``): changing it would change the API's answers."""
+    left = []
+    for source in _repository_files(".py", ".md", ".ipynb"):
+        if source.name == "rewrite_section_refs.py":
+            continue  # the rewrite names the old forms it rewrites
+        served = SERVED.get(source.relative_to(ROOT).as_posix(), ())
+        for number, line in enumerate(source.read_text(encoding="utf-8").split("\n"), 1):
+            if OLD.search(line) and not any(marker in line for marker in served):
+                left.append(f"{source.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not left, "references to documents outside the repository:\n" + "\n".join(left)
