@@ -9,6 +9,8 @@ TORCH_VERSION := 2.13.0
 # that need its path; evaluated only when one of them runs, after setup.
 DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_settings; print(load_settings().data_dir.resolve())')
 FIND_LINKS := $(wildcard /opt/wheels)
+# the project's packages (compiled to bytecode before the tests run)
+PACKAGES := analytics pipelines serving warehouse demo tests $(wildcard cli)
 
 .DEFAULT_GOAL := help
 .PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test
@@ -21,7 +23,10 @@ $(BIN)/.installed: requirements.lock requirements-dev.lock pyproject.toml
 	@# pip first: it reads the machine's pip configuration, which is where the CPU build of torch lives
 	$(BIN)/pip install --quiet --disable-pip-version-check "torch==$(TORCH_VERSION)" "uv==$(UV_VERSION)"
 	@# the development lock: the runtime lock's pins plus the test, lint and notebook tools
-	$(BIN)/uv pip install --quiet --python $(BIN)/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) -r requirements-dev.lock
+	@# --compile-bytecode: where PYTHONDONTWRITEBYTECODE is set (as on these machines) nothing
+	@# writes .pyc files later, and every new interpreter (a server, a build's static-site child,
+	@# each test's subprocess) compiled scipy, fastapi and the rest from source: seconds each
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) -r requirements-dev.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
@@ -45,9 +50,12 @@ test: setup  ## run the whole test suite (installs redis-server, nginx, postgres
 	@scripts/ensure-nginx
 	@scripts/ensure-postgres
 	@scripts/ensure-chromium
+	@# the project's own modules too, for the same reason (a second; __pycache__/ is ignored)
+	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (under 2 minutes)
+	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
 	$(BIN)/python -m pytest -m "not snapshot and not slow"
 
 scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)

@@ -8,6 +8,7 @@ entry's index, name and field, instead of stopping at the first one.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -169,8 +170,31 @@ def name_case(entity: Entity) -> CaseRule:
 # --- loading -------------------------------------------------------------------------------
 
 
+# Parsed registries by (path, size, mtime): a process that builds several times (a test session,
+# a long-lived Dagster code server) parses and checks an unchanged file once; an edit is seen
+# at once.
+_parsed: dict[tuple[str, int, int], tuple[Entity, ...]] = {}
+_parsed_lock = threading.Lock()
+
+
 def load_registry(path: Path) -> list[Entity]:
     """Load and check the registry; raises ``RegistryError`` listing every problem."""
+    try:
+        stat = Path(path).stat()
+    except OSError as exc:
+        raise RegistryError(path, [f"cannot read the file: {exc}"]) from exc
+    signature = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    with _parsed_lock:
+        cached = _parsed.get(signature)
+    if cached is None:
+        cached = tuple(_parse_registry(path))
+        with _parsed_lock:
+            _parsed.clear()  # one registry at a time is what a process uses
+            _parsed[signature] = cached
+    return list(cached)
+
+
+def _parse_registry(path: Path) -> list[Entity]:
     try:
         raw = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=YAML_LOADER)
     except (OSError, yaml.YAMLError) as exc:

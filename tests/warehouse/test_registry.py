@@ -152,6 +152,25 @@ def test_valid_small_registry_loads(tmp_path: Path) -> None:
     assert [e.name for e in load_registry(path)] == ["OpenAI", "Meta"]
 
 
+def test_an_unchanged_registry_is_parsed_once_and_an_edit_is_seen_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warehouse.registry as registry
+
+    path = tmp_path / "entities.yaml"
+    path.write_text(yaml.safe_dump([_entry("OpenAI")]), encoding="utf-8")
+    parses: list[Path] = []
+    real = registry._parse_registry
+    monkeypatch.setattr(registry, "_parse_registry", lambda p: parses.append(p) or real(p))
+    first = load_registry(path)
+    first.append(first[0])  # the caller's list is its own
+    assert [e.name for e in load_registry(path)] == ["OpenAI"]
+    assert len(parses) == 1
+    path.write_text(yaml.safe_dump([_entry("OpenAI"), _entry("Mistral AI")]), encoding="utf-8")
+    assert [e.name for e in load_registry(path)] == ["OpenAI", "Mistral AI"]
+    assert len(parses) == 2
+
+
 @pytest.mark.parametrize(
     ("entry", "expected"),
     [
