@@ -6,6 +6,7 @@ the response whatever its status (``serving.errors.RequestIdMiddleware`` adds th
 from __future__ import annotations
 
 import hmac
+import logging
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -17,6 +18,8 @@ from starlette.types import Scope
 from serving.errors import RATE_LIMIT_HEADERS_STATE, RateLimited, Unauthorized, Unavailable
 from serving.keys import KeyStore
 from serving.ratelimit import RateLimiter, RateLimitError
+
+logger = logging.getLogger("aimi.ratelimit")
 
 API_KEY_HEADER = "X-API-Key"
 _API_KEY_NAME = API_KEY_HEADER.lower().encode()
@@ -76,7 +79,12 @@ def admit(state: State, scope: Scope, principal: Principal) -> None:
     try:
         decision = limiter.check(principal.key_id, principal.tier, state.clock())
     except RateLimitError as exc:
-        raise Unavailable(f"rate limiting is unavailable: {exc}", retry_after=5) from None
+        # the detail (a storage URL, a file path) is the operator's, logged with any password
+        # redacted; the client learns only what it can act on
+        logger.error("rate limiting is unavailable: %s", exc)
+        raise Unavailable(
+            "rate limiting is unavailable on the server; retry later", retry_after=5
+        ) from None
     scope.setdefault("state", {})[RATE_LIMIT_HEADERS_STATE] = decision.header_pairs()
     if not decision.admitted:
         window = "monthly" if decision.month_exceeded else "per-minute"

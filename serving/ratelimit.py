@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from warehouse.locks import exclusive
-from warehouse.settings import Quota
+from warehouse.settings import Quota, redact_url
 
 
 class RateLimitError(RuntimeError):
@@ -162,7 +162,9 @@ def open_limiter(storage: str, data_dir: Path, tiers: Mapping[str, Quota]) -> Ra
         return RateLimiter(FileCounters(data_dir / "ratelimit.bin"), tiers)
     if storage.startswith(("redis://", "rediss://", "unix://")):
         return RateLimiter(RedisCounters(storage), tiers)
-    raise RateLimitError(f"AIMI_RATE_LIMIT_STORAGE={storage!r}: use 'embedded' or a redis:// URL")
+    raise RateLimitError(
+        f"AIMI_RATE_LIMIT_STORAGE={redact_url(storage)!r}: use 'embedded' or a redis:// URL"
+    )
 
 
 # -- embedded: a memory-mapped table of counters ----------------------------------------------
@@ -332,7 +334,9 @@ class RedisCounters:
         try:
             admitted, minute, month = self._script(keys=keys, args=args)
         except redis.RedisError as exc:
-            raise RateLimitError(f"rate-limit storage {self.url} failed: {exc}") from None
+            raise RateLimitError(
+                f"rate-limit storage {redact_url(self.url)} failed: {redact_url(str(exc))}"
+            ) from None
         return bool(admitted), int(minute), int(month)
 
     def close(self) -> None:

@@ -56,6 +56,19 @@ def default_model_cache() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "aimi"
 
 
+_USERINFO = re.compile(
+    r"(?P<scheme>[a-z][a-z0-9+.\-]*://)(?P<user>[^:@/\s]*)(?P<password>:[^@/\s]*)?@", re.I
+)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (``redis://:***@host:6379/0``), for logs
+    and messages: a connection URL's credentials never leave the server."""
+    return _USERINFO.sub(
+        lambda m: f"{m['scheme']}{m['user']}{':***' if m['password'] else ''}@", url
+    )
+
+
 def split_s3_url(url: str) -> tuple[str, str]:
     """``s3://bucket/prefix`` as ``(bucket, prefix)``, the prefix without slashes at either
     end (may be empty); ``ValueError`` for anything else."""

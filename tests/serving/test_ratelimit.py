@@ -30,7 +30,7 @@ from serving.ratelimit import (
     open_limiter,
 )
 from tests.serving.conftest import DEV_KEY, free_port, make_settings, stop_process
-from warehouse.settings import DEFAULT_TIERS, Quota, Settings
+from warehouse.settings import DEFAULT_TIERS, Quota, Settings, redact_url
 
 # 2026-11-21 10:15:30 UTC: mid-minute, mid-month
 NOW = calendar.timegm((2026, 11, 21, 10, 15, 30))
@@ -394,3 +394,33 @@ def test_redis_through_the_api_and_an_outage_is_a_503(
         )
         down = client.get("/v1/themes", headers={"X-API-Key": key})
         assert down.status_code == 503 and down.json()["error"]["retry_after"] == 5
+
+
+def test_an_outage_names_no_url_password_or_path_to_the_client(
+    shared_root: Path, free_port_number: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 34: the 503 body carried the configured storage URL, password included. No Redis
+    listens on the port here: the client learns the service is unavailable, the log names the
+    storage with its password redacted."""
+    url = f"redis://:s3cret-pw@127.0.0.1:{free_port_number}/0"
+    settings = make_settings(shared_root).model_copy(update={"rate_limit_storage": url})
+    with caplog.at_level("ERROR", logger="aimi.ratelimit"), TestClient(create_app(settings)) as c:
+        down = c.get("/v1/themes", headers={"X-API-Key": DEV_KEY})
+    assert down.status_code == 503 and down.headers["retry-after"] == "5"
+    body = down.text
+    assert "s3cret" not in body and "redis://" not in body and str(shared_root) not in body
+    assert "unavailable" in down.json()["error"]["message"]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "s3cret" not in logged and f"redis://:***@127.0.0.1:{free_port_number}/0" in logged
+
+
+@pytest.fixture
+def free_port_number() -> int:
+    return free_port()
+
+
+def test_redact_url_hides_passwords_only() -> None:
+    assert redact_url("redis://:pw@h:6379/0") == "redis://:***@h:6379/0"
+    assert redact_url("redis://user:pw@h/0 failed") == "redis://user:***@h/0 failed"
+    assert redact_url("rediss://user@h/0") == "rediss://user@h/0"
+    assert redact_url("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
