@@ -32,6 +32,8 @@ class StaticReport:
 
     pages: int
     json_files: int
+    feeds: int
+    feeds_seconds: float
     files: int
     bytes: int
     seconds: float
@@ -80,6 +82,8 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
     return StaticReport(
         pages=rendered.pages,
         json_files=json_files,
+        feeds=rendered.feeds,
+        feeds_seconds=rendered.feeds_seconds,
         files=len(sizes),
         bytes=sum(sizes),
         seconds=round(done - started, 2),

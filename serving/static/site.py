@@ -9,6 +9,7 @@ over the pages afterwards (``serving.static.build``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,6 +27,16 @@ from analytics.themes import AXES, THEME_LABELS, Axis
 from analytics.trends import ALPHA, MIN_LABELLED, MODES, Clock
 from serving import service
 from serving.static import charts
+from serving.static.feeds import (
+    ALL_FEED,
+    ATOM_TYPE,
+    FEED_ENTRIES,
+    Feed,
+    entity_feed_path,
+    render_feed,
+    theme_feed_path,
+    trending_feed_path,
+)
 from serving.static.paths import encode_segment
 from serving.static.reuse import PageKeys, SiteWriter
 from serving.static.tree import entity_json_path, signal_json_path, theme_json_path
@@ -173,6 +184,9 @@ class SiteData:
         self.theme_tests = rate_tests(opened.read_table("theme_trends"))
         self.reviewed = self._reviewed_entities()
         self.with_page = {entity["entity_id"] for entity in self.reviewed}
+        changes = opened.read_table("signals").select("signal_id", "changed_at")
+        self.changed_at: dict[str, datetime] = dict(changes.iter_rows())
+        self._details: dict[str, dict[str, Any]] = {}
 
     def _reviewed_entities(self) -> list[dict[str, Any]]:
         """The entity list's default answer, every page of it: the reviewed set."""
@@ -196,13 +210,27 @@ class SiteData:
         return history
 
     def latest_signals(
-        self, *, entity: str | None = None, theme: str | None = None
+        self, *, entity: str | None = None, theme: str | None = None, limit: int = LATEST_SIGNALS
     ) -> list[dict[str, Any]]:
         """The newest signals of an entity (and its family) or a theme, as full details."""
-        cards = orjson.loads(
-            service.list_signals(self.snapshot, entity=entity, theme=theme, limit=LATEST_SIGNALS)
+        return [self.detail(card["signal_id"]) for card in self.latest_cards(entity, theme, limit)]
+
+    def latest_cards(
+        self, entity: str | None = None, theme: str | None = None, limit: int = LATEST_SIGNALS
+    ) -> list[dict[str, Any]]:
+        cards: list[dict[str, Any]] = orjson.loads(
+            service.list_signals(self.snapshot, entity=entity, theme=theme, limit=limit)
         )["signals"]
-        return [orjson.loads(service.get_signal(self.snapshot, c["signal_id"])) for c in cards]
+        return cards
+
+    def detail(self, signal_id: str) -> dict[str, Any]:
+        """The signal's detail as the API answers it (parsed once per build)."""
+        found = self._details.get(signal_id)
+        if found is None:
+            found = self._details[signal_id] = orjson.loads(
+                service.get_signal(self.snapshot, signal_id)
+            )
+        return found
 
     def weekly_volume(self) -> list[int]:
         """Served signals per week of the 12-week window, oldest first."""
@@ -257,6 +285,8 @@ def pages(data: SiteData) -> Iterator[Page]:
             "trending": {mode: items[:OVERVIEW_ROWS] for mode, items in trending.items()},
             "mode_notes": MODE_NOTES,
             "entity_types": entity_types,
+            "feeds": [feed_link(ALL_FEED, "All signals")]
+            + [feed_link(trending_feed_path(m), f"Trending: {m}") for m in MODES],
             "themes": themes,
             "theme_tests": data.theme_tests,
             "volume_chart": charts.bar_chart(
@@ -294,6 +324,7 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "signals": data.latest_signals(entity=entity_id),
                 "with_page": data.with_page,
                 "themes_of": _themes_of(profile),
+                "feeds": [feed_link(entity_feed_path(entity_id), profile["name"])],
             },
         )
     for theme in themes:
@@ -312,6 +343,7 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "top_entities": top,
                 "signals": data.latest_signals(theme=label),
                 "with_page": data.with_page,
+                "feeds": [feed_link(theme_feed_path(theme["axis"], label), label)],
             },
         )
     for signal_id in snapshot.signal_ids:
@@ -349,6 +381,81 @@ def template_reads(env: Environment, template: str) -> frozenset[str]:
 @dataclass(frozen=True)
 class Rendered:
     pages: int  # rendered or linked
+    feeds: int  # Atom feeds, written or linked
+    feeds_seconds: float
+
+
+def feed_link(path: str, title: str) -> dict[str, str]:
+    """What a page's ``<link rel="alternate" type="application/atom+xml">`` names."""
+    return {"path": path, "title": title, "type": ATOM_TYPE}
+
+
+def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
+    """Every feed with its signals (details, newest first): the whole service, each trending
+    mode (the newest signals of its listed entities), each entity with a page, each theme."""
+    snapshot = data.snapshot
+    yield (
+        Feed(
+            ALL_FEED,
+            "urn:aimi:feed:all",
+            "aimi: all signals",
+            "The newest verified signals about the AI economy.",
+            "index.html",
+        ),
+        [data.detail(c["signal_id"]) for c in data.latest_cards(limit=FEED_ENTRIES)],
+    )
+    for mode in MODES:
+        listed = orjson.loads(service.trending_entities(snapshot, mode))["data"]
+        cards = {
+            card["signal_id"]: card
+            for item in listed
+            for card in data.latest_cards(entity=item["entity_id"], limit=FEED_ENTRIES)
+        }
+        newest = sorted(cards.values(), key=lambda c: (c["published_at"], c["signal_id"]))
+        yield (
+            Feed(
+                trending_feed_path(mode),
+                f"urn:aimi:feed:trending:{mode}",
+                f"aimi: trending ({mode})",
+                f"The newest signals about the entities trending ({mode}).",
+                "index.html",
+            ),
+            [data.detail(c["signal_id"]) for c in reversed(newest[-FEED_ENTRIES:])],
+        )
+    for entity in data.reviewed:
+        entity_id = entity["entity_id"]
+        yield (
+            Feed(
+                entity_feed_path(entity_id),
+                f"urn:aimi:feed:entity:{entity_id}",
+                f"aimi: {entity['name']}",
+                f"The newest signals about {entity['name']}.",
+                entity_page(entity_id),
+            ),
+            data.latest_signals(entity=entity_id, limit=FEED_ENTRIES),
+        )
+    for axis in AXES:
+        for label in THEME_LABELS[axis]:
+            yield (
+                Feed(
+                    theme_feed_path(axis, label),
+                    f"urn:aimi:feed:theme:{axis}:{label}",
+                    f"aimi: {label}",
+                    f"The newest signals carrying the theme {label}.",
+                    theme_page(axis, label),
+                ),
+                data.latest_signals(theme=label, limit=FEED_ENTRIES),
+            )
+
+
+def write_feeds(data: SiteData, writer: SiteWriter) -> int:
+    """Every feed of ``site_feeds`` through ``writer`` (an unchanged feed is linked)."""
+    pages = {signal_id: signal_page(signal_id) for signal_id in data.snapshot.signal_ids}
+    count = 0
+    for feed, signals in site_feeds(data):
+        writer.put(feed.path, render_feed(feed, signals, data.changed_at, pages))
+        count += 1
+    return count
 
 
 def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWriter) -> Rendered:
@@ -367,7 +474,8 @@ def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWr
     # its bytes and its key from one build to the next, and is linked instead of rendered.
     shared_by_template: dict[str, list[str]] = {}
     count = 0
-    for page in pages(SiteData(snapshot, opened)):
+    data = SiteData(snapshot, opened)
+    for page in pages(data):
         if page.template not in shared_by_template:
             reads = template_reads(env, page.template)
             shared_by_template[page.template] = [name for name in shared if name in reads]
@@ -381,7 +489,9 @@ def render_site(snapshot: LoadedSnapshot, opened: OpenedSnapshot, writer: SiteWr
         writer.page(page.path, keys.key(page.template, context), render)
         count += 1
     writer.put(CSS_FILE, (Path(__file__).parent / CSS_FILE).read_bytes())
-    return Rendered(count)
+    started = time.perf_counter()
+    feeds = write_feeds(data, writer)
+    return Rendered(count, feeds, round(time.perf_counter() - started, 2))
 
 
 def _render(template: Template, context: Mapping[str, Any]) -> bytes:

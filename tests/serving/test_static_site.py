@@ -5,10 +5,12 @@ manifest, and they are exported and served as documented."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
+from xml.sax.saxutils import escape
 
 import polars as pl
 import pytest
@@ -214,3 +216,63 @@ def test_the_overview_types_each_trending_entity_as_the_registry_does(
 def demo_snapshot_catalog(snapshot: OpenedSnapshot) -> dict[str, str]:
     entities = snapshot.read_table("entity_profiles")
     return dict(zip(entities["entity_id"].to_list(), entities["type"].to_list(), strict=True))
+
+
+def test_every_feed_is_valid_atom_of_served_signals_with_their_evidence(
+    demo_snapshot: OpenedSnapshot, client: TestClient
+) -> None:
+    """Issue 32: one Atom feed for the service, each trending mode, each entity with a page and
+    each theme; entries are signals with their central statement, verified units' snippets
+    and source link, under ids that do not depend on the snapshot."""
+    import feedparser
+
+    site = site_of(demo_snapshot)
+    feeds = sorted(site.rglob("*.atom"))
+    entity_pages = list((site / "entities").glob("ent*.html"))
+    assert len(feeds) == 1 + 4 + len(entity_pages) + 12
+    served = set(demo_snapshot.read_table("signals")["signal_id"].to_list())
+    for path in feeds:
+        parsed = feedparser.parse(path.read_bytes())
+        assert not parsed.bozo, (path, parsed.bozo_exception)
+        assert parsed.feed.id.startswith("urn:aimi:feed:") and parsed.feed.updated
+        for entry in parsed.entries:
+            signal_id = entry.id.removeprefix("urn:aimi:signal:")
+            assert signal_id in served, entry.id
+    everything = feedparser.parse((site / "feeds" / "all.atom").read_bytes())
+    assert len(everything.entries) == 20
+    first = everything.entries[0]
+    detail = client.get(f"/v1/signals/{first.id.removeprefix('urn:aimi:signal:')}").json()
+    assert first.link == detail["url"] and first.title == detail["title"]
+    content = first.content[0].value
+    for unit in detail["units"]:
+        assert escape(unit["text"]) in content
+        for snippet in unit["evidence_preview"]["snippets"]:
+            assert escape(snippet["text"]) in content
+
+
+def test_pages_name_their_feed_and_the_feeds_bytes_depend_on_the_signals_only(
+    demo_snapshot: OpenedSnapshot,
+) -> None:
+    from serving.static.reuse import SiteWriter
+    from serving.static.site import SiteData, write_feeds
+    from serving.store import LoadedSnapshot
+
+    site = site_of(demo_snapshot)
+    entity_html = sorted((site / "entities").glob("ent*.html"))[0]
+    link = re.search(
+        r'<link rel="alternate" type="application/atom\+xml" title="[^"]*" href="([^"]+)">',
+        entity_html.read_text(),
+    )
+    assert link is not None
+    assert (entity_html.parent / link.group(1)).resolve().is_file()
+    assert 'type="application/atom+xml"' in (site / "index.html").read_text()
+    # written again from the same snapshot: the same bytes (no build time in a feed)
+    loaded = LoadedSnapshot.from_opened(demo_snapshot)
+    again = site.parent.parent / f"{site.parent.name}-feeds-again"
+    again.mkdir()
+    try:
+        write_feeds(SiteData(loaded, demo_snapshot), SiteWriter(again, None))
+        for path in again.rglob("*.atom"):
+            assert path.read_bytes() == (site / path.relative_to(again)).read_bytes(), path
+    finally:
+        shutil.rmtree(again)

@@ -189,6 +189,8 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
             "snapshot_id": opened.snapshot_id,
             "pages": report["pages"],
             "json_files": report["json_files"],
+            "feeds": report.get("feeds", 0),
+            "feeds_seconds": report.get("feeds_seconds", 0.0),
             "bytes": report["bytes"],
             "seconds": round(seconds, 2),
             "pagefind_seconds": report["pagefind_seconds"],
@@ -198,8 +200,8 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
             "preview": dg.MetadataValue.url((site / "index.html").as_uri()),
             "path": dg.MetadataValue.path(str(site)),
             "summary": dg.MetadataValue.md(
-                f"{report['pages']} pages and {report['json_files']} JSON files "
-                f"({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s; {report['rendered_pages']} "
+                f"{report['pages']} pages, {report['json_files']} JSON files and "
+                f"{report.get('feeds', 0)} Atom feeds ({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s; {report['rendered_pages']} "
                 f"pages rendered, {report['linked_files']} of {report['files']} files unchanged "
                 "since the previous snapshot and hard-linked from it. Serve them with "
                 "`aimi serve --site` (under `/site/`) or copy them with `aimi site export DIR`."
