@@ -2,8 +2,8 @@
 units not embedded yet, publish, swap, report. Only the admin secret opens it; an API key alone
 never does.
 
-The work runs in a child interpreter (``python -m pipelines refresh``), as ``aimi build`` does:
-the API process never imports Dagster, and a crash in a build cannot take the server down. The
+The work runs in a child interpreter (``python -m pipelines refresh``): the API process never
+imports Dagster, and a crash in a build cannot take the server down. The
 request waits for it. A second refresh while one runs (or while ``aimi build`` runs) is refused
 at once with 503 and ``retry_after``: the data dir's build lock decides, so two refreshes never
 write at the same time.

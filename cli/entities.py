@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from analytics.entities import EntityType
-from serving.cli_common import DataDirOption, echo, reviewer
-from serving.cli_common import data_dir_of as _data
+from cli.common import DataDirOption, echo, reviewer
+from cli.common import data_dir_of as _data
 from warehouse.paths import DataDir
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from serving.cli_common import DataDirOption, data_dir_of, echo
+from cli.common import DataDirOption, data_dir_of, echo
 from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, read_pinned
 from warehouse.paths import DataDir
