@@ -48,7 +48,7 @@ from datetime import datetime
 
 import polars as pl
 
-from analytics.entities import Alias, Entity, public_id_for, slugify
+from analytics.entities import Alias, Entity, fold_name, public_id_for, slugify
 from analytics.linking import EntityIndex, Linker, normalize_text
 
 MAX_NAME_TOKENS = 4
@@ -541,8 +541,8 @@ def discover(
     know, cleaned, typed (``given_names`` helps find people) and attached to their family in
     ``index`` (the registry's), sorted by signal count then name; and the short forms of
     known entities among them (module docstring). ``extra`` carries the counts: ``signals``,
-    ``domains`` and ``days`` (distinct publication days). ``settled``: names (trimmed, lower
-    case) a person rejected or merged, which take no short forms, nor become one."""
+    ``domains`` and ``days`` (distinct publication days). ``settled``: names (folded,
+    ``fold_name``) a person rejected or merged, which take no short forms, nor become one."""
     tallies: dict[str, _Tally] = defaultdict(_Tally)
     # the last word of capitalized runs → their first words, when those are no given names:
     # "Studio" ends "AI Studio", "LM Studio"…, a surname ends people's names
@@ -715,15 +715,15 @@ def short_forms(
     is a known name in another case, or ``settled`` (a person's decision), or whose only
     owner is a settled candidate."""
     forms: list[tuple[str, tuple[str, str]]] = [
-        (" ".join(alias.text.lower().split()), (ENTITY, entity.entity_id))
+        (fold_name(alias.text), (ENTITY, entity.entity_id))
         for entity in known
         for alias in entity.surface_forms()
     ]
     left_alone = {form for form, _ in forms} | settled  # known names, in any case
     forms += [
-        (" ".join(folded.split()), (CANDIDATE, folded))
+        (fold_name(folded), (CANDIDATE, folded))
         for folded, name in names
-        if " ".join(folded.split()) not in settled
+        if fold_name(folded) not in settled
     ]
     found: dict[str, tuple[str, str]] = {}
     # longest first: a candidate that is itself a short form passes its owner on
@@ -731,9 +731,9 @@ def short_forms(
         words = name.split()
         if len(words) < 2 or not words[0][0].isalpha() or not any(c.isdigit() for c in name):
             continue
-        if " ".join(folded.split()) in left_alone:
+        if fold_name(folded) in left_alone:
             continue
-        end = " " + folded
+        end = " " + fold_name(folded)
         owners = {
             found.get(owner[1], owner) if owner[0] == CANDIDATE else owner
             for form, owner in forms

@@ -32,7 +32,9 @@ def build(
     data_dir: DataDirOption = None,
 ) -> None:
     """Materialize every Dagster asset in-process and publish a snapshot."""
+    data = data_dir_of(data_dir)
     request = check_build(
+        data,
         as_of,
         wall_clock=wall_clock,
         reextract=reextract,
@@ -43,4 +45,4 @@ def build(
         from demo import DEMO_AS_OF
 
         request = replace(request, as_of=DEMO_AS_OF)
-    raise typer.Exit(run_build(data_dir_of(data_dir), request))
+    raise typer.Exit(run_build(data, request))

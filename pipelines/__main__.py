@@ -46,8 +46,11 @@ def build(
     data_dir: DataDirOption = None,
 ) -> None:
     """Materialize every asset and publish a snapshot (what `aimi build` runs)."""
-    request = check_build(as_of, wall_clock=wall_clock, reextract=reextract, decomposer=decomposer)
-    raise typer.Exit(run_build(DataDir.from_env(data_dir), request))
+    data = DataDir.from_env(data_dir)
+    request = check_build(
+        data, as_of, wall_clock=wall_clock, reextract=reextract, decomposer=decomposer
+    )
+    raise typer.Exit(run_build(data, request))
 
 
 @app.command()

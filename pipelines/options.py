@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice, llm_not_configured, load_settings, parse_as_of
 
@@ -71,6 +72,7 @@ class BuildRequest:
 
 
 def check_build(
+    data: DataDir,
     as_of: str | None,
     *,
     wall_clock: bool = False,
@@ -93,12 +95,18 @@ def check_build(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--as-of") from None
     settings = load_settings()
-    if wall_clock and settings.as_of is not None:
-        raise typer.BadParameter(
-            f"AIMI_AS_OF is set ({settings.as_of.isoformat()}) and overrides any clock: unset "
-            "it to build on the wall clock",
-            param_hint="--wall-clock",
-        )
+    if wall_clock:
+        try:
+            clock = effective_clock(data, settings=settings)
+        except ClockFileError:
+            clock = None  # --wall-clock is the fix for an unreadable clock file
+        if clock is not None and clock.source == "environment":
+            assert clock.as_of is not None
+            raise typer.BadParameter(
+                f"AIMI_AS_OF is set ({clock.as_of.isoformat()}) and overrides any clock: unset "
+                "it to build on the wall clock",
+                param_hint="--wall-clock",
+            )
     if (decomposer or settings.decomposer) == "llm":
         problem = llm_not_configured(settings)
         if problem is not None:

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal, TypedDict
 
 from analytics.embedding import FloatMatrix
-from analytics.entities import EntityType, is_internal_key
+from analytics.entities import EntityType, fold_name, is_internal_key
 from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis, UnknownTheme, resolve_theme
@@ -197,7 +197,7 @@ def list_entities(
     (what a client sends back when ``next_cursor`` was null) is no cursor: the first page."""
     folded = None
     if name is not None:
-        folded = " ".join(name.split()).casefold()
+        folded = fold_name(name)
         if not folded:
             raise InvalidParameters("name is empty; give part of a display name", field="name")
     labels = tuple(
