@@ -23,7 +23,7 @@ from analytics.entities import EntityType, fold_name, is_internal_key
 from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis, UnknownTheme, resolve_theme
-from analytics.trends import Mode
+from analytics.trends import MIN_LABELLED, Mode
 from serving.catalog import EntityQuery, EntitySort
 from serving.cursor import (
     ChangedKey,
@@ -91,8 +91,8 @@ ABOUT: dict[str, str] = {
         "The default `min_signals=2` returns the human-reviewed set; `min_signals=1` adds single-"
         "signal entities and unreviewed names found by discovery. Sorts: `signal_count` (most "
         "first), `first_seen` (newest first), `trend` (share of voice, highest first); ties go to"
-        " `entity_id` ascending. Label filters match nothing below 8 signals, where labels are "
-        "null."
+        f" `entity_id` ascending. Label filters match nothing below {MIN_LABELLED} signals, where "
+        "labels are null."
     ),
     "get_trending_entities": (
         "Entities with at least 2 signals, reviewed set. `rising`: the `direction` label's share"

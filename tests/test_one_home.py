@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,3 +143,30 @@ def test_the_fold_checker_finds_each_form_of_a_copy() -> None:
     # outside the transports, only the joined forms are name folds (the registry's own
     # case rules fold aliases, themes fold labels)
     assert sorted({n.lineno for n in _name_folds_in("analytics/x.py", copies)}) == [1, 2, 3]
+
+
+# --- the label threshold: analytics.trends.MIN_LABELLED --------------------------------------
+
+_EIGHT_SIGNALS = re.compile(r"(?<![\d.])8 (or more )?signals|≥ 8 signals")
+
+
+def _texts_saying_eight_signals(tree: ast.AST) -> Iterator[ast.AST]:
+    """String literals (f-strings' literal parts too) that write the threshold as a number."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _EIGHT_SIGNALS.search(node.value)
+        ):
+            yield node
+
+
+def test_the_label_threshold_is_said_through_min_labelled() -> None:
+    said = [
+        f"{path}:{getattr(node, 'lineno', 0)}"
+        for path, tree in sources()
+        for node in _texts_saying_eight_signals(tree)
+    ]
+    assert said == []
+    sample = ast.parse('a = "labels null below 8 signals"\nb = f"below {MIN_LABELLED} signals"\n')
+    assert [node.lineno for node in _texts_saying_eight_signals(sample)] == [1]

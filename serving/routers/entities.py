@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Response
 
 from analytics.entities import EntityType
 from analytics.profiles import TypePrimary
-from analytics.trends import Mode
+from analytics.trends import MIN_LABELLED, Mode
 from serving import service
 from serving.catalog import EntitySort
 from serving.deps import ApiKeyDep, SnapshotDep
@@ -37,7 +37,7 @@ from serving.service import (
 
 router = APIRouter(tags=["entities"])
 
-_UNRATED = " Entities below 8 signals have no label and never match."
+_UNRATED = f" Entities below {MIN_LABELLED} signals have no label and never match."
 _LIST_400 = "Here: a blank `name`; a `cursor` not issued by this API or issued for another `sort`."
 
 
@@ -93,7 +93,9 @@ async def list_entities(
     ] = None,
     scale: Annotated[
         Scale | None,
-        Query(description="Only entities with this `scale` (below 8 signals: `Small`)."),
+        Query(
+            description=f"Only entities with this `scale` (below {MIN_LABELLED} signals: `Small`)."
+        ),
     ] = None,
     notability: Annotated[
         Notability | None,
