@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from analytics.schema import UnitRole
+from analytics.schema import ReviewDecision, UnitRole
 from cli.common import DataDirOption, data_dir_of, echo, reviewer
 
 review_app = typer.Typer(
@@ -57,7 +57,9 @@ def review_list(
         echo(f"    evidence: {snippets}")
 
 
-def _review(unit_ids: list[str], decision: str, note: str | None, data_dir: Path | None) -> None:
+def _review(
+    unit_ids: list[str], decision: ReviewDecision, note: str | None, data_dir: Path | None
+) -> None:
     from analytics.schema import UNITS
     from warehouse.reviews import append_reviews
     from warehouse.tables import read_table

@@ -170,3 +170,31 @@ def test_the_label_threshold_is_said_through_min_labelled() -> None:
     assert said == []
     sample = ast.parse('a = "labels null below 8 signals"\nb = f"below {MIN_LABELLED} signals"\n')
     assert [node.lineno for node in _texts_saying_eight_signals(sample)] == [1]
+
+
+# --- review decisions and the review files' append --------------------------------------------
+
+
+def test_the_review_decisions_are_one_tuple() -> None:
+    # the decisions on units, declared once (analytics.schema.ReviewDecision)
+    declared = [
+        f"{path}:{node.lineno}"
+        for path, tree in sources()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Tuple | ast.List | ast.Set)
+        and {getattr(e, "value", None) for e in node.elts} == {"approve", "reject"}
+    ]
+    assert len(declared) == 1 and declared[0].startswith("analytics/schema.py:"), declared
+
+
+def test_files_are_appended_to_in_one_place() -> None:
+    # append_jsonl, under the file's lock; `a+` opens a lock file, which is never written
+    appends = [
+        f"{path}:{node.lineno}"
+        for path, node in calls_to("open")
+        if any(
+            isinstance(arg, ast.Constant) and arg.value == "a"
+            for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "mode")]
+        )
+    ]
+    assert len(appends) == 1 and appends[0].startswith("warehouse/files.py:"), appends
