@@ -198,3 +198,39 @@ def test_files_are_appended_to_in_one_place() -> None:
         )
     ]
     assert len(appends) == 1 and appends[0].startswith("warehouse/files.py:"), appends
+
+
+# --- the list filters: serving.filters ---------------------------------------------------------
+
+# the bounds of the list filters; MAX_THEME_CHARS also bounds a theme's path label
+_FILTER_BOUNDS = (
+    "MAX_ENTITY_FILTER_CHARS",
+    "MAX_KEYWORD_CHARS",
+    "MAX_NAME_CHARS",
+    "WINDOW_PATTERN",
+)
+
+
+def test_the_list_filters_are_declared_in_one_place() -> None:
+    # the transports (REST routes, MCP tools, fast path) take the filters' bounds from
+    # serving.filters, never from the constants themselves
+    for bound in _FILTER_BOUNDS:
+        users = files(
+            (path, node)
+            for path, tree in sources("serving")
+            for node in ast.walk(tree)
+            if (isinstance(node, ast.Name) and node.id == bound)
+            or (isinstance(node, ast.Attribute) and node.attr == bound)
+        )
+        assert users <= {"serving/service.py", "serving/filters.py"}, (bound, users)
+    # and no transport builds a Query or Field with those words of its own
+    for path in ("serving/routers/signals.py", "serving/routers/search.py", "serving/mcp.py"):
+        tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+        declared = {
+            keyword.arg
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("Query", "Field")
+            for keyword in node.keywords
+            if keyword.arg == "pattern"
+        }
+        assert declared == set(), path
