@@ -48,7 +48,7 @@ from datetime import datetime
 
 import polars as pl
 
-from analytics.entities import Alias, Entity, public_id_for, slugify
+from analytics.entities import Alias, Entity, fold_name, public_id_for, slugify
 from analytics.linking import EntityIndex, Linker, normalize_text
 
 MAX_NAME_TOKENS = 4
@@ -526,6 +526,52 @@ class Discovered:
     aliases: dict[str, list[str]]
 
 
+@dataclass
+class _Corpus:
+    """The signals as discovery reads them: each one's normalized text with its id, domain and
+    publication day, and how often each word is written capitalized and in lower case."""
+
+    bodies: list[tuple[str, str, str, str]]  # (signal_id, body, domain, day)
+    lowercase_words: Counter[str]
+    capitalized_words: Counter[str]
+
+    @classmethod
+    def read(cls, signals: pl.DataFrame) -> _Corpus:
+        corpus = cls([], Counter(), Counter())
+        published = (
+            signals["published_at"].to_list()
+            if "published_at" in signals.columns
+            else [None] * signals.height
+        )
+        for (signal_id, text, domain), moment in zip(
+            signals.select("signal_id", "text", "domain").iter_rows(), published, strict=True
+        ):
+            body = normalize_text(text or "")
+            corpus.bodies.append((signal_id, body, domain or "", _day(moment)))
+            for match in _TOKEN.finditer(body):
+                token = match.group()
+                if token.isalpha():
+                    written = (
+                        corpus.capitalized_words if token[0].isupper() else corpus.lowercase_words
+                    )
+                    written[token.lower()] += 1
+        return corpus
+
+    def ordinary(self, token: str) -> bool:
+        """A word of the language rather than of a name: a stopword, a generic acronym, a
+        letter, or a word the corpus mostly writes in lower case."""
+        word = token.lower()
+        if word in STOPWORDS or word in GENERIC_ACRONYMS:
+            return True
+        if not token.isalpha():
+            return False
+        if len(token) == 1:
+            return True
+        return self.lowercase_words[word] > ORDINARY_WORD_RATIO * max(
+            self.capitalized_words[word], 1
+        )
+
+
 def discover(
     signals: pl.DataFrame,
     linker: Linker,
@@ -541,42 +587,69 @@ def discover(
     know, cleaned, typed (``given_names`` helps find people) and attached to their family in
     ``index`` (the registry's), sorted by signal count then name; and the short forms of
     known entities among them (module docstring). ``extra`` carries the counts: ``signals``,
-    ``domains`` and ``days`` (distinct publication days). ``settled``: names (trimmed, lower
-    case) a person rejected or merged, which take no short forms, nor become one."""
-    tallies: dict[str, _Tally] = defaultdict(_Tally)
-    # the last word of capitalized runs → their first words, when those are no given names:
-    # "Studio" ends "AI Studio", "LM Studio"…, a surname ends people's names
-    heads: defaultdict[str, set[str]] = defaultdict(set)
-    lowercase_words: Counter[str] = Counter()
-    capitalized_words: Counter[str] = Counter()
-    bodies: list[tuple[str, str, str, str]] = []
-    published = (
-        signals["published_at"].to_list()
-        if "published_at" in signals.columns
-        else [None] * signals.height
-    )
-    for (signal_id, text, domain), moment in zip(
-        signals.select("signal_id", "text", "domain").iter_rows(), published, strict=True
-    ):
-        body = normalize_text(text or "")
-        bodies.append((signal_id, body, domain or "", _day(moment)))
-        for match in _TOKEN.finditer(body):
-            token = match.group()
-            if token.isalpha():
-                (capitalized_words if token[0].isupper() else lowercase_words)[token.lower()] += 1
+    ``domains`` and ``days`` (distinct publication days). ``settled``: names (folded,
+    ``fold_name``) a person rejected or merged, which take no short forms, nor become one."""
+    corpus = _Corpus.read(signals)
+    tallies, heads = _tally_names(corpus, linker, given_names)
+    kept = _recurring_names(corpus, tallies, linker, min_signals, min_domains)
+    # short forms: an alias of their entity, not a candidate; a longer candidate takes their
+    # mentions' counts
+    owners = short_forms(kept, linker.entities.values(), settled=settled)
+    aliases, known_aliases = _merge_short_forms(kept, owners, tallies)
+    kept = [(folded, name) for folded, name in kept if folded not in owners]
+
+    def no_surname(word: str) -> bool:
+        folded = word.lower()
+        return (
+            corpus.lowercase_words[folded] > corpus.capitalized_words[folded]
+            or len(heads[folded]) >= PRODUCT_HEAD_NAMES
+        )
+
     known_keys = {entity.key for entity in linker.entities.values()}
+    baseline = cue_baseline(tallies[folded].context for folded, _ in kept)
+    found: list[Entity] = []
+    for folded, name in kept:
+        tally = tallies[folded]
+        kind = guess_type(
+            name, tally.context, given_names, baseline=baseline, index=index, no_surname=no_surname
+        )
+        key = f"{kind}:{slugify(name)}"
+        if key in known_keys:
+            continue
+        found.append(
+            Entity(
+                # from the name alone: a name keeps its id when its type is guessed anew
+                entity_id=discovered_id(name),
+                key=key,
+                name=name,
+                type=kind,
+                aliases=tuple(Alias(short, "exact") for short in sorted(aliases[folded])),
+                family=family_of(name, kind, index) if index is not None else None,
+                reviewed=False,
+                extra={
+                    "signals": str(len(tally.signals)),
+                    "domains": str(len(tally.domains)),
+                    "days": str(len(tally.days - {""}) or len(tally.signals)),
+                },
+            )
+        )
+    found.sort(key=lambda e: (-int(e.extra["signals"]), e.name.lower(), e.name))
+    return Discovered(
+        found, {entity_id: sorted(names) for entity_id, names in known_aliases.items()}
+    )
 
-    def ordinary(token: str) -> bool:
-        word = token.lower()
-        if word in STOPWORDS or word in GENERIC_ACRONYMS:
-            return True
-        if not token.isalpha():
-            return False
-        if len(token) == 1:
-            return True
-        return lowercase_words[word] > ORDINARY_WORD_RATIO * max(capitalized_words[word], 1)
 
-    for signal_id, body, domain, day in bodies:
+def _tally_names(
+    corpus: _Corpus, linker: Linker, given_names: frozenset[str]
+) -> tuple[dict[str, _Tally], defaultdict[str, set[str]]]:
+    """Every name that may be an unknown entity, by its lower-case form: where it was seen and
+    its context; and the heads of capitalized runs — the last word → their first words, when
+    those are no given names ("Studio" ends "AI Studio", "LM Studio"…, a surname ends people's
+    names)."""
+    tallies: dict[str, _Tally] = defaultdict(_Tally)
+    heads: defaultdict[str, set[str]] = defaultdict(set)
+    ordinary = corpus.ordinary
+    for signal_id, body, domain, day in corpus.bodies:
         mentions = linker.find_mentions(body)
         for run in _runs(body):
             span = _name_span(run)
@@ -619,7 +692,18 @@ def discover(
                     + body[end : end + CONTEXT_CHARS]
                 )
                 tally.context.update(_WORD.findall(around.lower()))
+    return tallies, heads
 
+
+def _recurring_names(
+    corpus: _Corpus,
+    tallies: dict[str, _Tally],
+    linker: Linker,
+    min_signals: int,
+    min_domains: int,
+) -> list[tuple[str, str]]:
+    """(lower-case form, spelling) of the names seen in enough signals and domains that are no
+    registry name, no rejected kind of name and no lower-case phrase."""
     # the most frequent spelling names the candidate
     recurring = {
         folded: min(tally.surfaces, key=lambda s: (-tally.surfaces[s], s))
@@ -629,18 +713,24 @@ def discover(
     # a name whose proper spelling is lower case ("o3-mini") is exempt from the phrase test
     written_lowercase = _lowercase_counts(
         [folded for folded, name in recurring.items() if name != folded],
-        [body for _, body, _, _ in bodies],
+        [body for _, body, _, _ in corpus.bodies],
     )
-    kept = [
+    return [
         (folded, name)
         for folded, name in recurring.items()
         if not linker.is_surface_form(name)
         and rejection(name) is None
         and written_lowercase[folded] <= LOWERCASE_PHRASE_RATIO * tallies[folded].surfaces.total()
     ]
-    # short forms: an alias of their entity, not a candidate; a longer candidate takes their
-    # mentions' counts
-    owners = short_forms(kept, linker.entities.values(), settled=settled)
+
+
+def _merge_short_forms(
+    kept: list[tuple[str, str]],
+    owners: dict[str, tuple[str, str]],
+    tallies: dict[str, _Tally],
+) -> tuple[defaultdict[str, list[str]], dict[str, list[str]]]:
+    """The short forms' spellings by owner: of candidates (whose tallies take the short form's
+    signals, domains, days, mentions and context) and of known entities (by entity id)."""
     aliases: defaultdict[str, list[str]] = defaultdict(list)
     known_aliases: dict[str, list[str]] = defaultdict(list)
     for folded, name in kept:
@@ -658,46 +748,7 @@ def discover(
         into.days |= short.days
         into.mentions += short.mentions
         into.context.update(short.context)
-    kept = [(folded, name) for folded, name in kept if folded not in owners]
-    baseline = cue_baseline(tallies[folded].context for folded, _ in kept)
-    found: list[Entity] = []
-    for folded, name in kept:
-        tally = tallies[folded]
-        kind = guess_type(
-            name,
-            tally.context,
-            given_names,
-            baseline=baseline,
-            index=index,
-            no_surname=lambda w: (
-                lowercase_words[w.lower()] > capitalized_words[w.lower()]
-                or len(heads[w.lower()]) >= PRODUCT_HEAD_NAMES
-            ),
-        )
-        key = f"{kind}:{slugify(name)}"
-        if key in known_keys:
-            continue
-        found.append(
-            Entity(
-                # from the name alone: a name keeps its id when its type is guessed anew
-                entity_id=discovered_id(name),
-                key=key,
-                name=name,
-                type=kind,
-                aliases=tuple(Alias(short, "exact") for short in sorted(aliases[folded])),
-                family=family_of(name, kind, index) if index is not None else None,
-                reviewed=False,
-                extra={
-                    "signals": str(len(tally.signals)),
-                    "domains": str(len(tally.domains)),
-                    "days": str(len(tally.days - {""}) or len(tally.signals)),
-                },
-            )
-        )
-    found.sort(key=lambda e: (-int(e.extra["signals"]), e.name.lower(), e.name))
-    return Discovered(
-        found, {entity_id: sorted(names) for entity_id, names in known_aliases.items()}
-    )
+    return aliases, known_aliases
 
 
 ENTITY, CANDIDATE = "entity", "candidate"
@@ -715,15 +766,15 @@ def short_forms(
     is a known name in another case, or ``settled`` (a person's decision), or whose only
     owner is a settled candidate."""
     forms: list[tuple[str, tuple[str, str]]] = [
-        (" ".join(alias.text.lower().split()), (ENTITY, entity.entity_id))
+        (fold_name(alias.text), (ENTITY, entity.entity_id))
         for entity in known
         for alias in entity.surface_forms()
     ]
     left_alone = {form for form, _ in forms} | settled  # known names, in any case
     forms += [
-        (" ".join(folded.split()), (CANDIDATE, folded))
+        (fold_name(folded), (CANDIDATE, folded))
         for folded, name in names
-        if " ".join(folded.split()) not in settled
+        if fold_name(folded) not in settled
     ]
     found: dict[str, tuple[str, str]] = {}
     # longest first: a candidate that is itself a short form passes its owner on
@@ -731,9 +782,9 @@ def short_forms(
         words = name.split()
         if len(words) < 2 or not words[0][0].isalpha() or not any(c.isdigit() for c in name):
             continue
-        if " ".join(folded.split()) in left_alone:
+        if fold_name(folded) in left_alone:
             continue
-        end = " " + folded
+        end = " " + fold_name(folded)
         owners = {
             found.get(owner[1], owner) if owner[0] == CANDIDATE else owner
             for form, owner in forms

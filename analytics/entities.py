@@ -26,6 +26,13 @@ CaseRule = Literal["exact", "insensitive"]
 _NOT_SLUG = re.compile(r"[^a-z0-9.+]+")
 
 
+def fold_name(name: str) -> str:
+    """How a name is matched in any case: runs of whitespace made one space, trimmed, case-folded
+    (``"  Kimi   K2 "`` → ``"kimi k2"``). The one definition: review decisions and discovered
+    names, the API's ``name`` filter and the names it filters all fold with it."""
+    return " ".join(name.split()).casefold()
+
+
 def slugify(text: str) -> str:
     """``Claude 3.5 Sonnet`` → ``claude-3.5-sonnet``: the slug half of an internal
     ``<type>:<slug>`` key, for registry entries and discovered names alike. Accents are folded

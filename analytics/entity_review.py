@@ -3,10 +3,11 @@ approved (``aimi entities review approve``), and the discovered names that pass 
 acceptance bar. It is what the entity list serves by default and what trending ranks.
 
 A person's decisions are kept one per line in the data dir's entity reviews file
-(``warehouse.entity_reviews``); the latest per name counts, matched by the name folded to lower
-case. ``approve`` makes a name an entity of the given type and family, found whether or not
-discovery proposes it again; ``merge`` adds it to an existing entity as an exact-case alias (the
-next build links its mentions there); ``reject`` removes it and it is never proposed again.
+(``warehouse.entity_reviews``); the latest per name counts, matched by the folded name
+(``analytics.entities.fold_name``). ``approve`` makes a name an entity of the given type and
+family, found whether or not discovery proposes it again; ``merge`` adds it to an existing
+entity as an exact-case alias (the next build links its mentions there); ``reject`` removes it
+and it is never proposed again.
 
 The acceptance bar (``accepted``) was chosen on the hand-labelled AINews sample
 (``bench/entities/discovery_quality.py``, docs/quality.md): names seen in at least 3 signals, on at
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from analytics.entities import ENTITY_TYPES, Alias, Entity, public_id_for, slugify
+from analytics.entities import ENTITY_TYPES, Alias, Entity, fold_name, public_id_for, slugify
 from analytics.linking import EntityIndex
 from analytics.trends import NOTABLE_AT
 
@@ -73,12 +74,7 @@ class EntityDecision:
 
     @property
     def folded(self) -> str:
-        return fold(self.name)
-
-
-def fold(name: str) -> str:
-    """How decisions and candidates are matched: the name, trimmed, in lower case."""
-    return " ".join(name.split()).lower()
+        return fold_name(self.name)
 
 
 def latest(decisions: Iterable[EntityDecision]) -> dict[str, EntityDecision]:
@@ -123,7 +119,7 @@ def apply_decisions(registry: Sequence[Entity], decisions: Iterable[EntityDecisi
     chosen = latest(decisions)
     known = {e.entity_id: e for e in registry}
     status = dict.fromkeys(known, REGISTRY)
-    taken = {fold(e.name) for e in registry}
+    taken = {fold_name(e.name) for e in registry}
     for decision in sorted(chosen.values(), key=lambda d: d.folded):
         if decision.decision != APPROVE or decision.folded in taken:
             continue
@@ -157,7 +153,7 @@ def apply_decisions(registry: Sequence[Entity], decisions: Iterable[EntityDecisi
                 "registry nor approved"
             )
         name = " ".join(decision.name.split())
-        if fold(name) not in {fold(a.text) for a in target.surface_forms()}:
+        if fold_name(name) not in {fold_name(a.text) for a in target.surface_forms()}:
             target = dataclasses.replace(target, aliases=(*target.aliases, Alias(name, "exact")))
             known[target.entity_id] = target
         merged[decision.folded] = target.entity_id
@@ -177,16 +173,16 @@ def with_aliases(known: Known, aliases: Mapping[str, Sequence[str]]) -> Known:
         entity = entities.get(entity_id)
         if entity is None:
             raise EntityReviewError(f"aliases {list(names)} for {entity_id!r}, which is no entity")
-        forms = {fold(a.text) for a in entity.surface_forms()}
+        forms = {fold_name(a.text) for a in entity.surface_forms()}
         fresh = [
             name
             for name in names
-            if fold(name) not in forms | known.rejected and fold(name) not in merged
+            if fold_name(name) not in forms | known.rejected and fold_name(name) not in merged
         ]
         entities[entity_id] = dataclasses.replace(
             entity, aliases=(*entity.aliases, *(Alias(name, "exact") for name in fresh))
         )
-        merged.update(dict.fromkeys((fold(name) for name in fresh), entity_id))
+        merged.update(dict.fromkeys((fold_name(name) for name in fresh), entity_id))
     return dataclasses.replace(known, entities=list(entities.values()), merged=merged)
 
 
@@ -196,9 +192,9 @@ def reviewed_set(known: Known, candidates: Iterable[Entity]) -> tuple[list[Entit
     """
     entities = list(known.entities)
     status = dict(known.status)
-    names = {fold(e.name) for e in entities}
+    names = {fold_name(e.name) for e in entities}
     for candidate in candidates:
-        folded = fold(candidate.name)
+        folded = fold_name(candidate.name)
         if (
             folded in known.rejected
             or folded in known.merged

@@ -8,7 +8,6 @@ import polars as pl
 
 from analytics.schema import UNIT_REJECTIONS, UNITS
 
-DECISIONS = ("approve", "reject")
 HUMAN_REJECTED = "human_rejected"
 
 

@@ -109,6 +109,8 @@ UNITS = _schema(
 )
 
 # Human review decisions, as appended to <data dir>/reviews.jsonl; the latest per unit counts.
+ReviewDecision = Literal["approve", "reject"]
+REVIEW_DECISIONS: tuple[str, ...] = get_args(ReviewDecision)
 REVIEWS = _schema(
     {
         "unit_id": pl.String,

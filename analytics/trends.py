@@ -395,10 +395,10 @@ def trend_metrics(
 
     ``mentions``: (signal_id, key); rows with a null key are ignored. ``signals``: (signal_id,
     published_at, domain), all signals of the corpus (they are the totals ``T(w)``). Keys whose
-    signals are all after ``as_of`` do not appear. Labels are null below 8 signals, except
-    ``scale``, which is then ``Small`` for entities (``scale`` is null for themes, which have
-    none). Keys in ``undated`` (``undated_keys``: places) get no ``notable_since``, so they
-    are never ``New``.
+    signals are all after ``as_of`` do not appear. Labels are null below ``MIN_LABELLED``
+    signals, except ``scale``, which is then ``Small`` for entities (``scale`` is null for
+    themes, which have none). Keys in ``undated`` (``undated_keys``: places) get no
+    ``notable_since``, so they are never ``New``.
     """
     table = _signal_table(signals, clock)
     pairs = _pairs(mentions, table)

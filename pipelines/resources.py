@@ -25,7 +25,7 @@ from pydantic import PrivateAttr
 from analytics.embedding import FloatMatrix
 from analytics.linking import Linker, Mention
 from warehouse import locks
-from warehouse.clock import read_pinned
+from warehouse.clock import effective_clock
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice, load_settings, parse_as_of
 
@@ -165,13 +165,8 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             started = parse_as_of(self.started_at)
         else:
             started = run_created_at or wall_clock()
-        if self.as_of:
-            return RunClock(started, parse_as_of(self.as_of))
-        fixed = load_settings().as_of
-        if fixed is None:
-            remembered = read_pinned(self.data())
-            fixed = remembered.as_of if remembered is not None else None
-        return RunClock(started, fixed or started)
+        own = parse_as_of(self.as_of) if self.as_of else None
+        return RunClock(started, effective_clock(self.data(), own=own).as_of or started)
 
 
 def run_tags(resource: AimiResource, *, trigger: str) -> dict[str, str]:

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from analytics.entities import fold_name
 from analytics.trends import MODES, Mode
 from serving.cursor import EntityKey
 
@@ -32,7 +33,8 @@ Int64Array = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class EntityQuery:
-    """The entity list's filters; ``name`` is already case-folded, ``theme`` canonical."""
+    """The entity list's filters; ``name`` is already folded (``fold_name``), ``theme``
+    canonical."""
 
     sort: EntitySort = "signal_count"
     min_signals: int = 2
@@ -106,7 +108,7 @@ class EntityCatalog:
             )
         return cls(
             entity_ids=entity_ids,
-            folded_names=[name.casefold() for name in frame["name"].to_list()],
+            folded_names=[fold_name(name) for name in frame["name"].to_list()],
             row_of={entity_id: row for row, entity_id in enumerate(entity_ids)},
             types=frame["type"].to_numpy().astype(np.str_),
             type_primary=frame["type_primary"].to_numpy().astype(np.str_),

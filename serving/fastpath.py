@@ -19,34 +19,27 @@ the routes stay declared there for validation and the OpenAPI document.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from typing import Any, get_args
 from urllib.parse import parse_qsl
 
 from anyio import to_thread
-from pydantic import TypeAdapter, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from analytics.schema import CONTENT_TYPES, UNIT_ROLES
+from analytics.schema import UNIT_ROLES
 from serving import service
 from serving.auth import admit, api_key_of, authenticate
 from serving.cursor import MAX_CURSOR_CHARS
 from serving.errors import ApiError, error_response_of
-from serving.models import IsoDateTime
+from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, Declined
 from serving.responses import MAX_LIMIT
 from serving.service import (
-    MAX_ENTITY_FILTER_CHARS,
-    MAX_KEYWORD_CHARS,
     MAX_NAME_OR_ID_CHARS,
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
-    MAX_THEME_CHARS,
     MAX_UNIT_ID_CHARS,
-    WINDOW_PATTERN,
     SignalSort,
 )
 from serving.store import LoadedSnapshot, SnapshotStore
@@ -56,19 +49,15 @@ _SIGNAL_PREFIX = "/v1/signals/"
 _JSON = (b"content-type", b"application/json")
 
 
-class _Declined(ValueError):
-    """A value the route would reject or read differently: FastAPI answers."""
-
-
 def _count(highest: int) -> Callable[[str], int]:
     """A page size in canonical decimal form within ``1…highest``; "010", "+5" or " 5" go to
     FastAPI to be read its way."""
 
     def read(value: str) -> int:
         if not (value.isascii() and value.isdigit() and value == str(int(value))):
-            raise _Declined(value)
+            raise Declined(value)
         if not 1 <= int(value) <= highest:
-            raise _Declined(value)
+            raise Declined(value)
         return int(value)
 
     return read
@@ -77,7 +66,7 @@ def _count(highest: int) -> Callable[[str], int]:
 def _text(shortest: int, longest: int) -> Callable[[str], str]:
     def read(value: str) -> str:
         if not shortest <= len(value) <= longest:
-            raise _Declined(value)
+            raise Declined(value)
         return value
 
     return read
@@ -86,27 +75,10 @@ def _text(shortest: int, longest: int) -> Callable[[str], str]:
 def _choice(values: tuple[str, ...]) -> Callable[[str], str]:
     def read(value: str) -> str:
         if value not in values:
-            raise _Declined(value)
+            raise Declined(value)
         return value
 
     return read
-
-
-def _window(value: str) -> str:
-    if re.fullmatch(WINDOW_PATTERN.strip("^$"), value) is None:
-        raise _Declined(value)
-    return value
-
-
-_DATE_TIME: TypeAdapter[datetime] = TypeAdapter(IsoDateTime)
-
-
-def _date_time(value: str) -> datetime:
-    """The route's own reading of a date parameter (the same pydantic type)."""
-    try:
-        return _DATE_TIME.validate_python(value)
-    except ValidationError:
-        raise _Declined(value) from None
 
 
 @dataclass(frozen=True)
@@ -128,7 +100,7 @@ QUERY_ROUTES: dict[str, QueryRoute] = {
             "limit": _count(MAX_SEARCH_LIMIT),
             "diversity_cap": _count(MAX_SEARCH_LIMIT),
             "role": _choice(UNIT_ROLES),
-            "content_type": _choice(CONTENT_TYPES),
+            "content_type": CONTENT_TYPE.read,
         },
         service.search,
         blocking=True,
@@ -136,13 +108,8 @@ QUERY_ROUTES: dict[str, QueryRoute] = {
     # `q` (renamed `keyword`, answered with Deprecation headers) stays the route's
     "/v1/signals": QueryRoute(
         {
-            "entity": _text(0, MAX_ENTITY_FILTER_CHARS),
-            "theme": _text(0, MAX_THEME_CHARS),
-            "keyword": _text(0, MAX_KEYWORD_CHARS),
-            "content_type": _choice(CONTENT_TYPES),
-            "published_after": _date_time,
-            "published_before": _date_time,
-            "window": _window,
+            # the list filters, read as their declarations say (serving.filters)
+            **{name: declared.read for name, declared in SIGNAL_FILTERS.items()},
             "sort": _choice(get_args(SignalSort)),
             "cursor": _text(0, MAX_CURSOR_CHARS),
             "limit": _count(MAX_LIMIT),
@@ -193,7 +160,7 @@ def query_arguments(route: QueryRoute, query_string: bytes) -> dict[str, Any] | 
             return None
         try:
             arguments[name] = read(value)
-        except _Declined:
+        except Declined:
             return None
     return arguments
 

@@ -12,6 +12,7 @@ apply (``serving.app``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any
 
@@ -29,7 +30,7 @@ from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis
 from analytics.trends import Mode
-from serving import service
+from serving import filters, service
 from serving.auth import admit, api_key_of, authenticate
 from serving.catalog import EntitySort
 from serving.errors import ApiError, error_response_of
@@ -66,35 +67,13 @@ Full = Annotated[
         "true: every field, as the REST API returns it."
     ),
 ]
-ThemeFilter = Annotated[
-    str | None,
-    Field(
-        max_length=service.MAX_THEME_CHARS,
-        description="One of the 12 canonical theme labels (any case). Unknown → error.",
-    ),
-]
-EntityFilter = Annotated[
-    str | None,
-    Field(
-        max_length=service.MAX_ENTITY_FILTER_CHARS,
-        description="Public entity ID or exact display name (any case, aliases too); a family "
-        "covers its members. Unknown → error.",
-    ),
-]
-WindowFilter = Annotated[
-    str | None,
-    Field(
-        pattern=service.WINDOW_PATTERN,
-        description="Relative lower bound from the snapshot's as_of: d = days, w = weeks, "
-        "m = 30-day months (e.g. 7d, 2w, 1m). Not together with published_after.",
-    ),
-]
-After = Annotated[
-    IsoDateTime | None, Field(description="Published at or after (ISO 8601; UTC if no offset).")
-]
-Before = Annotated[
-    IsoDateTime | None, Field(description="Published before (ISO 8601; UTC if no offset).")
-]
+# the list filters (their declarations: ``serving.filters``)
+ThemeFilter = Annotated[str | None, filters.THEME.field()]
+EntityFilter = Annotated[str | None, filters.ENTITY.field()]
+WindowFilter = Annotated[str | None, filters.WINDOW.field()]
+After = Annotated[IsoDateTime | None, filters.PUBLISHED_AFTER.field()]
+Before = Annotated[IsoDateTime | None, filters.PUBLISHED_BEFORE.field()]
+ContentTypeFilter = Annotated[ContentType | None, filters.CONTENT_TYPE.field()]
 
 # What each tool says to an MCP client. The REST texts (``service.ABOUT``) hold where they
 # speak of parameters and data alike; the two below speak of paths and status codes, which
@@ -201,6 +180,36 @@ def project(value: Any, projection: Projection | int | None) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class _Tools:
+    """What every tool shares: the server it is registered on, the current snapshot and the
+    query encoder."""
+
+    server: MCPServer
+    snapshot: Callable[[], LoadedSnapshot]
+    embed: Embed
+
+    def answer(self, fn: Callable[..., bytes], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """``fn``'s body over the current snapshot as an object; its ApiError as a tool error."""
+        try:
+            body = fn(self.snapshot(), *args, **kwargs)
+        except ApiError as exc:
+            raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
+        parsed: dict[str, Any] = orjson.loads(body)
+        return parsed
+
+    def tool(self, name: str, title: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return self.server.tool(
+            name=name, title=title, description=DESCRIPTIONS[name], annotations=READ_ONLY
+        )
+
+
+def listed(name: str, full: bool, body: dict[str, Any]) -> dict[str, Any]:
+    """A list tool's answer: ``body`` whole, or its compact projection."""
+    compact: dict[str, Any] = body if full else project(body, COMPACT[name])
+    return compact
+
+
 def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> MCPServer:
     """The MCP server over whatever snapshot ``snapshot()`` returns at each call (the store's
     current one; it raises the 503 ``ApiError`` while there is none) and the query encoder."""
@@ -210,68 +219,52 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         instructions=INSTRUCTIONS,
         version=API_VERSION,
     )
+    tools = _Tools(server, snapshot, embed)
+    for register in (_theme_tools, _entity_tools, _signal_tools, _search_tool):
+        register(tools)
+    return server
 
-    def answer(fn: Callable[..., bytes], *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """``fn``'s body over the current snapshot as an object; its ApiError as a tool error."""
-        try:
-            body = fn(snapshot(), *args, **kwargs)
-        except ApiError as exc:
-            raise ToolError(f"{exc.code} ({exc.status}): {exc.message}") from None
-        parsed: dict[str, Any] = orjson.loads(body)
-        return parsed
 
-    def listed(name: str, full: bool, body: dict[str, Any]) -> dict[str, Any]:
-        """A list tool's answer: ``body`` whole, or its compact projection."""
-        compact: dict[str, Any] = body if full else project(body, COMPACT[name])
-        return compact
+def _theme_tools(tools: _Tools) -> None:
+    """The theme tools: ``get_themes``, ``get_theme``."""
 
-    def tool(name: str, title: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        return server.tool(
-            name=name, title=title, description=DESCRIPTIONS[name], annotations=READ_ONLY
-        )
-
-    @tool("get_themes", "The 12 themes")
+    @tools.tool("get_themes", "The 12 themes")
     async def get_themes(
         axis: Annotated[Axis | None, Field(description="Only this axis.")] = None,
         full: Full = False,
     ) -> dict[str, Any]:
-        return listed("get_themes", full, answer(service.list_themes, axis))
+        return listed("get_themes", full, tools.answer(service.list_themes, axis))
 
-    @tool("get_theme", "One theme with related themes")
+    @tools.tool("get_theme", "One theme with related themes")
     async def get_theme(
         axis: Annotated[Axis, Field(description="The theme's axis.")],
         label: Annotated[
             str, Field(max_length=service.MAX_THEME_CHARS, description="A canonical label.")
         ],
     ) -> dict[str, Any]:
-        return answer(service.get_theme, axis, label)
+        return tools.answer(service.get_theme, axis, label)
 
-    @tool("list_entities", "List entity profiles")
+
+def _entity_tools(tools: _Tools) -> None:
+    """The entity tools: ``list_entities``, ``get_entity_profile``, ``get_trending_entities``."""
+
+    @tools.tool("list_entities", "List entity profiles")
     async def list_entities(
-        theme: ThemeFilter = None,
-        type: Annotated[EntityType | None, Field(description="Entity type.")] = None,
-        name: Annotated[
-            str | None,
-            Field(
-                max_length=service.MAX_NAME_CHARS,
-                description="Substring of the display name, matched in any case.",
-            ),
-        ] = None,
+        theme: Annotated[str | None, filters.ENTITY_THEME.field()] = None,
+        type: Annotated[EntityType | None, filters.ENTITY_TYPE.field()] = None,
+        name: Annotated[str | None, filters.NAME.field()] = None,
         sort: EntitySort = "signal_count",
-        direction: Direction | None = None,
-        confidence: Confidence | None = None,
-        stability: Stability | None = None,
-        scale: Scale | None = None,
-        notability: Notability | None = None,
-        min_signals: Annotated[
-            int,
-            Field(ge=1, le=2**31, description="Minimum `signal_count`; 1 includes everything."),
-        ] = service.DEFAULT_MIN_SIGNALS,
+        direction: Annotated[Direction | None, filters.DIRECTION.field()] = None,
+        confidence: Annotated[Confidence | None, filters.CONFIDENCE.field()] = None,
+        stability: Annotated[Stability | None, filters.STABILITY.field()] = None,
+        scale: Annotated[Scale | None, filters.SCALE.field()] = None,
+        notability: Annotated[Notability | None, filters.NOTABILITY.field()] = None,
+        min_signals: Annotated[int, filters.MIN_SIGNALS.field()] = service.DEFAULT_MIN_SIGNALS,
         cursor: Cursor = None,
         limit: Limit = DEFAULT_LIMIT,
         full: Full = False,
     ) -> dict[str, Any]:
-        body = answer(
+        body = tools.answer(
             service.list_entities,
             theme=theme,
             entity_type=type,
@@ -288,7 +281,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         )
         return listed("list_entities", full, body)
 
-    @tool("get_entity_profile", "One entity profile with related entities")
+    @tools.tool("get_entity_profile", "One entity profile with related entities")
     async def get_entity_profile(
         name_or_id: Annotated[
             str,
@@ -298,9 +291,9 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             ),
         ],
     ) -> dict[str, Any]:
-        return answer(service.entity_profile, name_or_id)
+        return tools.answer(service.entity_profile, name_or_id)
 
-    @tool("get_trending_entities", "Trending entities")
+    @tools.tool("get_trending_entities", "Trending entities")
     async def get_trending_entities(
         mode: Annotated[Mode, Field(description="rising, hot, consistent or new.")],
         theme: ThemeFilter = None,
@@ -308,24 +301,21 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         limit: Limit = DEFAULT_LIMIT,
         full: Full = False,
     ) -> dict[str, Any]:
-        body = answer(
+        body = tools.answer(
             service.trending_entities, mode, theme=theme, type_primary=type_primary, limit=limit
         )
         return listed("get_trending_entities", full, body)
 
-    @tool("list_signals", "List signals, newest first, or the change feed")
+
+def _signal_tools(tools: _Tools) -> None:
+    """The signal tools: ``list_signals`` (the change feed too), ``get_signal``."""
+
+    @tools.tool("list_signals", "List signals, newest first, or the change feed")
     async def list_signals(
         entity: EntityFilter = None,
         theme: ThemeFilter = None,
-        keyword: Annotated[
-            str | None,
-            Field(
-                max_length=service.MAX_KEYWORD_CHARS,
-                description="A literal word or phrase, matched whole-word in any case against "
-                "the title and the units' text; not relevance-ranked.",
-            ),
-        ] = None,
-        content_type: ContentType | None = None,
+        keyword: Annotated[str | None, filters.KEYWORD.field()] = None,
+        content_type: ContentTypeFilter = None,
         published_after: After = None,
         published_before: Before = None,
         window: WindowFilter = None,
@@ -337,7 +327,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         limit: Limit = DEFAULT_LIMIT,
         full: Full = False,
     ) -> dict[str, Any]:
-        body = answer(
+        body = tools.answer(
             service.list_signals,
             entity=entity,
             theme=theme,
@@ -352,13 +342,17 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         )
         return listed("list_signals", full, body)
 
-    @tool("get_signal", "One signal with its verified units")
+    @tools.tool("get_signal", "One signal with its verified units")
     async def get_signal(
         signal_id: Annotated[str, Field(description="The signal's `signal_id`.")],
     ) -> dict[str, Any]:
-        return answer(service.get_signal, signal_id)
+        return tools.answer(service.get_signal, signal_id)
 
-    @tool("search", "Search verified units")
+
+def _search_tool(tools: _Tools) -> None:
+    """The ``search`` tool: the query embedding and both legs run off the event loop."""
+
+    @tools.tool("search", "Search verified units")
     async def search(
         q: Annotated[
             str | None,
@@ -375,7 +369,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         role: UnitRole | None = None,
         entity: EntityFilter = None,
         theme: ThemeFilter = None,
-        content_type: ContentType | None = None,
+        content_type: ContentTypeFilter = None,
         published_after: After = None,
         published_before: Before = None,
         window: WindowFilter = None,
@@ -392,9 +386,9 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
     ) -> dict[str, Any]:
         # the query embedding and both legs block: off the event loop, like the REST route
         blocking = partial(
-            answer,
+            tools.answer,
             service.search,
-            embed,
+            tools.embed,
             q=q,
             similar_to=similar_to,
             role=role,
@@ -409,8 +403,6 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             diversity_cap=diversity_cap,
         )
         return listed("search", full, await to_thread.run_sync(blocking))
-
-    return server
 
 
 class McpEndpoint:

@@ -22,6 +22,7 @@ from analytics.entities import EntityType
 from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis
+from analytics.trends import MIN_LABELLED
 
 _ISO_DATE_START = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -183,7 +184,7 @@ Stability = Literal["Volatile", "Steady"]
 Scale = Literal["Large", "Medium", "Small"]
 Notability = Literal["High", "Medium", "Low", "Negligible"]
 
-_UNRATED = " Null below 8 signals, where no label is computed."
+_UNRATED = f" Null below {MIN_LABELLED} signals, where no label is computed."
 _DIRECTION_RULE = (
     "Share of voice of the last 4 weeks against the 8 weeks before: `Rising` at 1.25 times or "
     "more (or none before), `Declining` at 0.8 times or less, else `Stable`."
@@ -254,9 +255,9 @@ class EntityProfile(Distributions):
     )
     trend: EntityTrend = Field(description=f"Trend numbers. {_TREND_WINDOW}")
     scale: Scale = Field(
-        description="Rank among entities with 8 or more signals by mentions in the window: "
-        "about the top 10% `Large`, the next 25% `Medium`, the rest `Small`; below 8 signals "
-        "always `Small`."
+        description=f"Rank among entities with {MIN_LABELLED} or more signals by mentions in the "
+        "window: about the top 10% `Large`, the next 25% `Medium`, the rest `Small`; below "
+        f"{MIN_LABELLED} signals always `Small`."
     )
     direction: Direction | None = Field(
         description=_DIRECTION_RULE + " `New`: reached its third signal in the last 4 weeks "

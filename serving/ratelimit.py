@@ -125,7 +125,7 @@ HEADER_NAMES = (
     "X-RateLimit-Remaining-Monthly",
     "X-RateLimit-Reset-Monthly",
 )
-_RAW_NAMES = tuple(name.lower().encode() for name in HEADER_NAMES)
+_RAW_NAMES = tuple(header.lower().encode() for header in HEADER_NAMES)
 
 
 class CounterStore(Protocol):

@@ -19,11 +19,11 @@ from functools import lru_cache
 from typing import Literal, TypedDict
 
 from analytics.embedding import FloatMatrix
-from analytics.entities import EntityType, is_internal_key
+from analytics.entities import EntityType, fold_name, is_internal_key
 from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis, UnknownTheme, resolve_theme
-from analytics.trends import Mode
+from analytics.trends import MIN_LABELLED, Mode
 from serving.catalog import EntityQuery, EntitySort
 from serving.cursor import (
     ChangedKey,
@@ -91,8 +91,8 @@ ABOUT: dict[str, str] = {
         "The default `min_signals=2` returns the human-reviewed set; `min_signals=1` adds single-"
         "signal entities and unreviewed names found by discovery. Sorts: `signal_count` (most "
         "first), `first_seen` (newest first), `trend` (share of voice, highest first); ties go to"
-        " `entity_id` ascending. Label filters match nothing below 8 signals, where labels are "
-        "null."
+        f" `entity_id` ascending. Label filters match nothing below {MIN_LABELLED} signals, where "
+        "labels are null."
     ),
     "get_trending_entities": (
         "Entities with at least 2 signals, reviewed set. `rising`: the `direction` label's share"
@@ -197,7 +197,7 @@ def list_entities(
     (what a client sends back when ``next_cursor`` was null) is no cursor: the first page."""
     folded = None
     if name is not None:
-        folded = " ".join(name.split()).casefold()
+        folded = fold_name(name)
         if not folded:
             raise InvalidParameters("name is empty; give part of a display name", field="name")
     labels = tuple(

@@ -1,6 +1,7 @@
 """Who may import whom. analytics is pure; warehouse reads only analytics' schemas; serving
 and pipelines never import each other; demo (the generated corpus) reads only analytics'
-schemas, and only the CLI's demo commands import it."""
+schemas; cli (the ``aimi`` command line) is the one package that imports every other, and the
+only one that imports demo; nothing imports cli."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("analytics", "warehouse", "pipelines", "serving", "demo")
+OURS = ("analytics", "warehouse", "pipelines", "serving", "demo", "cli")
 ALLOWED = {
     "analytics": set(),
     "demo": {"analytics"},
     "warehouse": {"analytics"},
     "pipelines": {"warehouse", "analytics"},
-    # serving/cli.py only: `aimi demo-data` and `aimi build --demo` (see the test below)
-    "serving": {"warehouse", "analytics", "demo"},
+    "serving": {"warehouse", "analytics"},
+    "cli": {"analytics", "warehouse", "pipelines", "serving", "demo"},
 }
 # Schema-like analytics modules: constants, record models, no computations.
 DEMO_MAY_USE = {"analytics.schema", "analytics.records", "analytics.entities", "analytics.themes"}
@@ -97,13 +98,33 @@ def test_demo_imports_only_analytics_schemas() -> None:
     assert used <= DEMO_MAY_USE, used - DEMO_MAY_USE
 
 
-def test_only_the_cli_imports_demo() -> None:
-    importers = {
-        str(path.relative_to(ROOT))
-        for package in OURS
-        if package != "demo"
+def imported_packages(package: str) -> set[str]:
+    """Our other packages that ``package`` imports (lazy imports inside functions included)."""
+    return {
+        module.split(".")[0]
         for path in (ROOT / package).rglob("*.py")
+        for _, module in imported_modules(path)
+        if module.split(".")[0] in OURS and module.split(".")[0] != package
+    }
+
+
+def test_cli_is_the_only_package_that_imports_every_other() -> None:
+    imports_all = [
+        package
+        for package in OURS
+        if imported_packages(package) == {other for other in OURS if other != package}
+    ]
+    assert imports_all == ["cli"]
+
+
+def test_only_the_cli_imports_demo() -> None:
+    importers = {package for package in OURS if "demo" in imported_packages(package)}
+    assert importers == {"cli"}
+    # the two commands that need it: `aimi demo-data` and `aimi build --demo`
+    files = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "cli").rglob("*.py")
         for _, module in imported_modules(path)
         if module.split(".")[0] == "demo"
     }
-    assert importers == {"serving/cli.py"}
+    assert files == {"cli/demo.py", "cli/build.py"}

@@ -8,7 +8,9 @@ sensor tick after ``make run`` republished the demo with the wall clock: the tre
 past the demo's last signal and every trend served was zero.
 
 What decides a run's ``as_of``, first match wins: the run's own (``--as-of``), ``AIMI_AS_OF``,
-this file, the wall clock.
+this file, the wall clock. ``effective_clock`` is that rule, the one place it is written: runs
+(``pipelines.resources``), ``aimi status``, the build's option checks and the admin refresh
+all ask it.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from warehouse.files import atomic_write_text
 from warehouse.paths import DataDir
-from warehouse.settings import parse_as_of
+from warehouse.settings import Settings, load_settings, parse_as_of
+
+# Where a run's ``as_of`` comes from: its own option, ``AIMI_AS_OF``, the pinned clock, or the
+# wall clock (the run's own instant).
+ClockSource = Literal["run", "environment", "pinned", "wall"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +93,31 @@ def unpin(data: DataDir) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class EffectiveClock:
+    """The ``as_of`` a run takes and where it comes from; ``None`` on the wall clock (the run's
+    own instant). ``pinned`` is the file's record when the source is ``pinned``."""
+
+    source: ClockSource
+    as_of: datetime | None = None
+    pinned: PinnedClock | None = None
+
+
+def effective_clock(
+    data: DataDir, *, own: datetime | None = None, settings: Settings | None = None
+) -> EffectiveClock:
+    """The clock of a run over ``data`` (the module docstring's rule): ``own`` (the run's
+    ``--as-of``), else ``AIMI_AS_OF`` (``settings``, read when not given), else the pinned
+    clock, else the wall clock. Raises ``ClockFileError`` when it comes to an unreadable
+    ``clock.json``."""
+    if own is not None:
+        return EffectiveClock("run", own)
+    fixed = (settings or load_settings()).as_of
+    if fixed is not None:
+        return EffectiveClock("environment", fixed)
+    pinned = read_pinned(data)
+    if pinned is not None:
+        return EffectiveClock("pinned", pinned.as_of, pinned)
+    return EffectiveClock("wall")

@@ -1,6 +1,6 @@
 """The entity reviews file (``<data dir>/entity_reviews.jsonl``): one JSON line per decision a
-person took with ``aimi entities review``, appended, editable by hand; the latest per name counts
-(``analytics.entity_review``). A line:
+person took with ``aimi entities review``, appended under the file's lock, editable by hand; the
+latest per name counts (``analytics.entity_review``). A line:
 
     {"name": "Kimi K2", "decision": "approve", "type": "model", "family": "ent:/…",
      "entity_id": "ent:/…", "reviewer": "ana", "reviewed_at": "2026-11-25T12:00:00+00:00",
@@ -18,7 +18,7 @@ from typing import Any
 
 from analytics.entity_review import EntityDecision, EntityReviewError
 from analytics.records import RecordError, parse_timestamp
-from warehouse.locks import file_lock
+from warehouse.files import append_jsonl
 from warehouse.paths import DataDir
 from warehouse.reviews import ReviewFileError
 
@@ -81,8 +81,5 @@ def append_entity_review(
         "reviewed_at": moment.isoformat(),
         "note": fields.get("note"),
     }
-    data.root.mkdir(parents=True, exist_ok=True)
-    lock = file_lock(data.root / ".entity_reviews.lock")
-    with lock, data.entity_reviews_file.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    append_jsonl(data.entity_reviews_file, [line])
     return checked

@@ -1,16 +1,21 @@
-"""Writing files so that readers see the old bytes or the new, never half, and hashing them:
-the primitives every on-disk format of the warehouse and the snapshots is written with."""
+"""Writing files so that readers see the old bytes or the new, never half, appending to the
+hand-editable JSON Lines files under their lock, and hashing files: the primitives every
+on-disk format of the warehouse and the snapshots is written with."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import xxhash
+
+from warehouse.locks import file_lock
 
 _BLOCK = 1 << 22  # 4 MiB: xxh3 runs ~6x faster on 4 MiB blocks than on 1 MiB ones here
 
@@ -65,3 +70,14 @@ def atomic_write_text(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def append_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> int:
+    """Append one JSON line per record to ``path`` (created with its folder when missing),
+    holding its lock file (``.<name>.lock`` beside it) so that two writers never interleave
+    their lines. Returns how many lines were written. The one way the review files grow."""
+    text = "".join(json.dumps(dict(record), ensure_ascii=False) + "\n" for record in records)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(path.parent / f".{path.stem}.lock"), path.open("a", encoding="utf-8") as fh:
+        fh.write(text)
+    return text.count("\n")

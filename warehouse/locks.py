@@ -4,6 +4,8 @@
   any Dagster run), so two runs never build over one data dir at once.
 - ``publish_lock``: held while a build numbers changes and switches the snapshot pointer.
 - ``exclusive``: an already open file, e.g. the rate-limit counters every worker maps.
+- ``file_lock``: a lock file, e.g. the one each review file is appended under
+  (``warehouse.files.append_jsonl``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The reviews file (``<data dir>/reviews.jsonl``): one JSON line per human decision, appended,
-and editable by hand; the latest decision per unit counts."""
+"""The reviews file (``<data dir>/reviews.jsonl``): one JSON line per human decision
+(``REVIEW_DECISIONS``), appended under the file's lock, and editable by hand; the latest
+decision per unit counts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from datetime import UTC, datetime
 import polars as pl
 
 from analytics.records import RecordError, parse_timestamp
-from analytics.schema import REVIEWS
+from analytics.schema import REVIEW_DECISIONS, REVIEWS
+from warehouse.files import append_jsonl
 from warehouse.paths import DataDir
 
 
@@ -30,8 +32,7 @@ def read_reviews(data: DataDir) -> pl.DataFrame:
         try:
             raw = json.loads(line)
             decision = raw["decision"]
-            if decision not in ("approve", "reject"):
-                raise ValueError(f"decision must be approve or reject, got {decision!r}")
+            _check(decision)
             rows.append(
                 {
                     "unit_id": str(raw["unit_id"]),
@@ -56,18 +57,21 @@ def append_reviews(
     now: datetime | None = None,
 ) -> int:
     """Append one decision per unit id; returns how many lines were written."""
-    if decision not in ("approve", "reject"):
-        raise ValueError(f"decision must be approve or reject, got {decision!r}")
+    _check(decision)
     moment = (now or datetime.now(UTC)).astimezone(UTC).isoformat()
-    data.root.mkdir(parents=True, exist_ok=True)
-    with data.reviews_file.open("a", encoding="utf-8") as fh:
-        for unit_id in unit_ids:
-            line = {
-                "unit_id": unit_id,
-                "decision": decision,
-                "reviewer": reviewer,
-                "reviewed_at": moment,
-                "note": note,
-            }
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-    return len(unit_ids)
+    lines = [
+        {
+            "unit_id": unit_id,
+            "decision": decision,
+            "reviewer": reviewer,
+            "reviewed_at": moment,
+            "note": note,
+        }
+        for unit_id in unit_ids
+    ]
+    return append_jsonl(data.reviews_file, lines)
+
+
+def _check(decision: object) -> None:
+    if decision not in REVIEW_DECISIONS:
+        raise ValueError(f"decision must be {' or '.join(REVIEW_DECISIONS)}, got {decision!r}")

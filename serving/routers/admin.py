@@ -2,8 +2,8 @@
 views, embed units not embedded yet, publish, swap, report. Only the admin secret opens it; an API
 key alone never does.
 
-The work runs in a child interpreter (``python -m pipelines refresh``), as ``aimi build`` does:
-the API process never imports Dagster, and a crash in a build cannot take the server down. The
+The work runs in a child interpreter (``python -m pipelines refresh``): the API process never
+imports Dagster, and a crash in a build cannot take the server down. The
 request waits for it. A second refresh while one runs (or while ``aimi build`` runs) is refused
 at once with 503 and ``retry_after``: the data dir's build lock decides, so two refreshes never
 write at the same time.
@@ -34,6 +34,8 @@ from serving.models import (
     error_responses,
 )
 from serving.openapi import example
+from warehouse.clock import ClockFileError, effective_clock
+from warehouse.paths import DataDir
 from warehouse.settings import Settings
 
 ADMIN_SECRET_HEADER = "X-Admin-Secret"
@@ -72,10 +74,15 @@ def require_admin(settings: Settings, presented: str | None) -> None:
         raise Unauthorized(f"invalid admin secret in the {ADMIN_SECRET_HEADER} header")
 
 
-def _run_refresh(settings: Settings, data_root: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pipelines", "refresh", "--data-dir", data_root]
-    if settings.as_of is not None:
-        command += ["--as-of", settings.as_of.isoformat()]
+def _run_refresh(settings: Settings, data: DataDir) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pipelines", "refresh", "--data-dir", str(data.root)]
+    try:
+        # the server's settings may not be the child's environment (a .env elsewhere, tests)
+        clock = effective_clock(data, settings=settings)
+    except ClockFileError as exc:
+        raise ApiError(500, "internal_error", f"the refresh failed: {exc}") from None
+    if clock.as_of is not None:
+        command += ["--as-of", clock.as_of.isoformat()]
     return subprocess.run(
         command,
         capture_output=True,
@@ -105,7 +112,7 @@ async def refresh(
     secret: Annotated[str | None, Security(_admin_secret_header)] = None,
 ) -> RefreshResult:
     require_admin(settings, secret)
-    done = await to_thread.run_sync(_run_refresh, settings, str(store.data_dir.root))
+    done = await to_thread.run_sync(_run_refresh, settings, store.data_dir)
     if done.returncode == os.EX_TEMPFAIL:
         raise Unavailable(
             done.stderr.strip().removeprefix("aimi refresh: "), retry_after=BUSY_RETRY_SECONDS

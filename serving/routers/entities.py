@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query, Response
 from analytics.entities import EntityType
 from analytics.profiles import TypePrimary
 from analytics.trends import Mode
-from serving import service
+from serving import filters, service
 from serving.catalog import EntitySort
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.models import (
@@ -30,14 +30,12 @@ from serving.routers.signals import CURSOR, PAGE_LIMIT
 from serving.service import (
     ABOUT,
     DEFAULT_MIN_SIGNALS,
-    MAX_NAME_CHARS,
     MAX_NAME_OR_ID_CHARS,
     MAX_THEME_CHARS,
 )
 
 router = APIRouter(tags=["entities"])
 
-_UNRATED = " Entities below 8 signals have no label and never match."
 _LIST_400 = "Here: a blank `name`; a `cursor` not issued by this API or issued for another `sort`."
 
 
@@ -54,26 +52,9 @@ _LIST_400 = "Here: a blank `name`; a `cursor` not issued by this API or issued f
 async def list_entities(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
-    theme: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_THEME_CHARS,
-            description="Entities with at least one signal carrying this theme label. "
-            + THEME_MATCHING,
-            json_schema_extra=theme_enum,
-        ),
-    ] = None,
-    entity_type: Annotated[
-        EntityType | None, Query(alias="type", description="Only entities of this type.")
-    ] = None,
-    name: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_NAME_CHARS,
-            description="Substring of the display name, matched in any case with runs of "
-            "spaces folded. Blank → 400.",
-        ),
-    ] = None,
+    theme: Annotated[str | None, filters.ENTITY_THEME.query()] = None,
+    entity_type: Annotated[EntityType | None, filters.ENTITY_TYPE.query(alias="type")] = None,
+    name: Annotated[str | None, filters.NAME.query()] = None,
     sort: Annotated[
         EntitySort,
         Query(
@@ -81,33 +62,12 @@ async def list_entities(
             "`trend`: signals in the last 4 complete weeks, most first. Ties by `entity_id`."
         ),
     ] = "signal_count",
-    direction: Annotated[
-        Direction | None, Query(description="Only entities with this `direction`." + _UNRATED)
-    ] = None,
-    confidence: Annotated[
-        Confidence | None,
-        Query(description="Only entities with this `confidence`." + _UNRATED),
-    ] = None,
-    stability: Annotated[
-        Stability | None, Query(description="Only entities with this `stability`." + _UNRATED)
-    ] = None,
-    scale: Annotated[
-        Scale | None,
-        Query(description="Only entities with this `scale` (below 8 signals: `Small`)."),
-    ] = None,
-    notability: Annotated[
-        Notability | None,
-        Query(description="Only entities with this `notability`." + _UNRATED),
-    ] = None,
-    min_signals: Annotated[
-        int,
-        Query(
-            ge=1,
-            le=2**31,
-            description="Minimum `signal_count`. The default 2 is the human-reviewed set; 1 "
-            "adds single-signal entities and names found by discovery.",
-        ),
-    ] = DEFAULT_MIN_SIGNALS,
+    direction: Annotated[Direction | None, filters.DIRECTION.query()] = None,
+    confidence: Annotated[Confidence | None, filters.CONFIDENCE.query()] = None,
+    stability: Annotated[Stability | None, filters.STABILITY.query()] = None,
+    scale: Annotated[Scale | None, filters.SCALE.query()] = None,
+    notability: Annotated[Notability | None, filters.NOTABILITY.query()] = None,
+    min_signals: Annotated[int, filters.MIN_SIGNALS.query()] = DEFAULT_MIN_SIGNALS,
     cursor: Annotated[str | None, Query(description=CURSOR)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=PAGE_LIMIT)] = DEFAULT_LIMIT,
     q: Annotated[

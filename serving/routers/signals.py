@@ -1,6 +1,6 @@
 """``GET /v1/signals`` (keyset-paged cards) and ``GET /v1/signals/{signal_id}`` (detail), both
-answered from the snapshot's pre-rendered JSON bytes; the filters and parameter descriptions
-``/v1/search`` shares are declared here once."""
+answered from the snapshot's pre-rendered JSON bytes; the filter parameters and descriptions
+``/v1/search`` shares are declared here (from ``serving.filters``)."""
 
 from __future__ import annotations
 
@@ -9,69 +9,23 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from analytics.schema import ContentType
-from serving import service
+from serving import filters, service
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.models import IsoDateTime, SignalDetail, SignalList, error_responses
-from serving.openapi import THEME_MATCHING, example, theme_enum
+from serving.openapi import example
 from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
-from serving.service import (
-    ABOUT,
-    MAX_ENTITY_FILTER_CHARS,
-    MAX_KEYWORD_CHARS,
-    MAX_THEME_CHARS,
-    WINDOW_PATTERN,
-    SignalSort,
-)
+from serving.service import ABOUT, SignalSort
 
 router = APIRouter(tags=["signals"])
 
-# The filters /v1/signals and /v1/search share, declared once.
-EntityFilter = Annotated[
-    str | None,
-    Query(
-        max_length=MAX_ENTITY_FILTER_CHARS,
-        description="Public entity id (`ent:/…`) or exact display name or alias, in any case; "
-        "a family covers its members. Unknown → 404, never an empty list.",
-    ),
-]
-# The schema lists the 12 labels; the route also takes them in any case (THEME_MATCHING), so
-# the check stays the service's and an unknown label stays a 404, not a 422.
-ThemeFilter = Annotated[
-    str | None,
-    Query(
-        max_length=MAX_THEME_CHARS,
-        description="One of the 12 canonical theme labels (either axis). " + THEME_MATCHING,
-        json_schema_extra=theme_enum,
-    ),
-]
-WindowFilter = Annotated[
-    str | None,
-    Query(
-        pattern=WINDOW_PATTERN,
-        description="Relative lower bound on `published_at`, measured back from the snapshot's "
-        "`as_of`: d = days, w = weeks, m = 30-day months (e.g. 7d, 2w, 1m; 1–9999). 400 "
-        "together with `published_after`.",
-    ),
-]
-ContentTypeFilter = Annotated[
-    ContentType | None,
-    Query(description="`analysis` (argued positions) or `event` (factual reports)."),
-]
-PublishedAfter = Annotated[
-    IsoDateTime | None,
-    Query(
-        description="Inclusive lower bound on `published_at`: ISO 8601 date (2026-03-01) or "
-        "date-time, UTC when it has no offset. 400 together with `window`, or when later than "
-        "`published_before`."
-    ),
-]
-PublishedBefore = Annotated[
-    IsoDateTime | None,
-    Query(
-        description="Exclusive upper bound on `published_at`: ISO 8601 date or date-time, UTC "
-        "when it has no offset."
-    ),
-]
+# The filters /v1/signals and /v1/search share (their declarations: ``serving.filters``).
+EntityFilter = Annotated[str | None, filters.ENTITY.query()]
+ThemeFilter = Annotated[str | None, filters.THEME.query()]
+WindowFilter = Annotated[str | None, filters.WINDOW.query()]
+ContentTypeFilter = Annotated[ContentType | None, filters.CONTENT_TYPE.query()]
+PublishedAfter = Annotated[IsoDateTime | None, filters.PUBLISHED_AFTER.query()]
+PublishedBefore = Annotated[IsoDateTime | None, filters.PUBLISHED_BEFORE.query()]
+KeywordFilter = Annotated[str | None, filters.KEYWORD.query()]
 PAGE_LIMIT = f"Page size, 1–{MAX_LIMIT}."
 CURSOR = (
     "Opaque: the previous page's `next_cursor`, passed back unchanged. Omit it, or send it "
@@ -100,14 +54,7 @@ async def list_signals(
     snapshot: SnapshotDep,
     entity: EntityFilter = None,
     theme: ThemeFilter = None,
-    keyword: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_KEYWORD_CHARS,
-            description="A literal word or phrase, matched whole-word in any case against the "
-            "title and the units' text; not relevance-ranked. Empty or blank → 400.",
-        ),
-    ] = None,
+    keyword: KeywordFilter = None,
     content_type: ContentTypeFilter = None,
     published_after: PublishedAfter = None,
     published_before: PublishedBefore = None,

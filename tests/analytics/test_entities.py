@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from analytics.entities import Alias, Entity, is_internal_key, public_id_for, slugify
+from analytics.entities import (
+    Alias,
+    Entity,
+    fold_name,
+    is_internal_key,
+    public_id_for,
+    slugify,
+)
 from analytics.linking import EntityIndex
 
 CLAUDE = Entity("ent:/claude0000", "model:claude", "Claude", "model", (Alias("Claude", "exact"),))
@@ -65,3 +72,8 @@ def test_one_slug_rule_keeps_versions_apart_and_folds_accents() -> None:
     assert slugify("Zürich Instruments") == "zurich-instruments"
     assert slugify("  .Hello, World!. ") == "hello-world"
     assert slugify("北京") == "x"  # nothing left in ASCII: still a valid key
+
+
+def test_a_name_folds_its_spaces_and_its_case() -> None:
+    assert fold_name("  Kimi\tK2 ") == fold_name("kimi  k2") == "kimi k2"
+    assert fold_name("Straße") == fold_name("STRASSE")  # case-folded, not only lower-cased

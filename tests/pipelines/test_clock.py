@@ -12,11 +12,11 @@ import dagster as dg
 import pytest
 
 import pipelines.resources
+from cli.status import render_status, status_report
 from pipelines.__main__ import main as pipelines_main
 from pipelines.build import build_run
 from pipelines.definitions import ASSETS, CHECKS
 from pipelines.resources import AimiResource
-from serving.cli_status import render_status, status_report
 from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, pin, read_pinned, unpin
 from warehouse.paths import DataDir
@@ -205,7 +205,6 @@ def test_wall_clock_and_as_of_exclude_each_other(
     with pytest.raises(ValueError, match="not both"):
         build_run(DataDir(tmp_path), as_of=MONDAY, wall_clock=True, persistent=False)
     monkeypatch.setenv("AIMI_AS_OF", "2026-01-01")
-    with pytest.raises(SystemExit) as stopped:
-        pipelines_main(["build", "--wall-clock", "--data-dir", str(tmp_path)])
-    assert stopped.value.code == 2
+    monkeypatch.setenv("COLUMNS", "400")  # the error box would wrap the message
+    assert pipelines_main(["build", "--wall-clock", "--data-dir", str(tmp_path)]) == 2
     assert "AIMI_AS_OF is set" in capsys.readouterr().err

@@ -14,15 +14,12 @@ import dagster as dg
 import orjson
 import polars as pl
 import pytest
-from typer.testing import CliRunner
 
-import serving.cli
 from analytics.decompose import CURRENT_EXTRACTION_VERSION
 from analytics.llm_units import extraction_version
 from pipelines.__main__ import main as pipelines_main
 from pipelines.defs.decompose.assets import units
 from pipelines.resources import AimiResource
-from serving.cli import app
 from tests.llm_server import LlmTestServer, Received, Reply, answer, llm_server
 from tests.pipelines.test_llm import CENTRAL, ESSAY, GOOD_ANSWER, MODEL, SOURCE
 from warehouse.paths import DataDir
@@ -124,40 +121,6 @@ def test_build_with_the_llm_then_from_its_cache(
         assert served_thesis(second) == CENTRAL["text"]
         metadata = units_metadata(second)
         assert metadata["llm/cache_hits"] == 1 and metadata["llm/requests"] == 1
-
-
-def test_aimi_build_takes_the_decomposer_and_fails_early_without_an_endpoint(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    commands: list[list[str]] = []
-    monkeypatch.setattr(
-        serving.cli.subprocess, "call", lambda command: commands.append(command) or 0
-    )
-    monkeypatch.chdir(tmp_path)  # no .env with LLM settings
-    for name in ("AIMI_LLM_BASE_URL", "AIMI_LLM_MODEL", "AIMI_DECOMPOSER"):
-        monkeypatch.delenv(name, raising=False)
-    runner = CliRunner()
-
-    def aimi_build(*options: str) -> Any:
-        return runner.invoke(app, ["build", *options, "--data-dir", str(tmp_path)])
-
-    assert "--decomposer" in runner.invoke(app, ["build", "--help"]).output
-    # the LLM chosen by the option or by AIMI_DECOMPOSER, and no endpoint: nothing starts
-    failed = aimi_build("--decomposer", "llm")
-    assert failed.exit_code == 2 and commands == []
-    assert "AIMI_LLM_BASE_URL" in failed.output and "AIMI_LLM_MODEL" in failed.output
-    monkeypatch.setenv("AIMI_DECOMPOSER", "llm")
-    assert aimi_build().exit_code == 2 and commands == []
-    # the option wins over the setting
-    assert aimi_build("--decomposer", "deterministic").exit_code == 0
-    assert commands.pop()[-2:] == ["--decomposer", "deterministic"]
-    monkeypatch.setenv("AIMI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("AIMI_LLM_MODEL", MODEL)
-    assert aimi_build("--decomposer", "llm").exit_code == 0
-    assert commands.pop()[-2:] == ["--decomposer", "llm"]
-    # without the option the build process reads AIMI_DECOMPOSER itself
-    assert aimi_build().exit_code == 0
-    assert "--decomposer" not in commands.pop()
 
 
 def test_a_ui_run_that_chooses_the_llm_without_an_endpoint_fails_saying_why(

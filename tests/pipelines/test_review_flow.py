@@ -11,8 +11,8 @@ import orjson
 import polars as pl
 from typer.testing import CliRunner
 
+from cli.app import app
 from pipelines.build import build
-from serving.cli import app
 from warehouse.paths import DataDir
 
 AS_OF = datetime(2026, 6, 1, tzinfo=UTC)

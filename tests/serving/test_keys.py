@@ -108,7 +108,7 @@ def test_settings_read_the_aimi_environment(
 def test_the_keys_commands_create_list_and_revoke(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from serving.cli import app
+    from cli.app import app
 
     runner = CliRunner()
     data = ["--data-dir", str(tmp_path)]
@@ -131,7 +131,7 @@ def test_the_keys_commands_create_list_and_revoke(tmp_path: Path) -> None:
 def test_a_key_needs_a_configured_tier(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from serving.cli import app
+    from cli.app import app
 
     result = CliRunner().invoke(
         app, ["keys", "create", "--name", "x", "--tier", "gold", "--data-dir", str(tmp_path)]

@@ -185,7 +185,7 @@ def test_aimi_encoder_export_keeps_a_current_file_and_reports_a_failure(
 ) -> None:
     from typer.testing import CliRunner
 
-    from serving.cli import app
+    from cli.app import app
 
     runner = CliRunner()
     current = runner.invoke(app, ["encoder", "export", "--cache-dir", str(onnx_cache)])

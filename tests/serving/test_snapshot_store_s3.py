@@ -74,7 +74,7 @@ def test_snapshots_push_uploads_the_current_snapshot_and_says_what_it_sent(
 ) -> None:
     from typer.testing import CliRunner
 
-    from serving.cli import app
+    from cli.app import app
 
     builder = tmp_path / "builder"
     first = publish(builder, corpus.tables)  # published before the store was configured
@@ -99,7 +99,7 @@ def test_a_rollback_moves_the_store_too(
     """Else a server following the store would undo it at its next poll."""
     from typer.testing import CliRunner
 
-    from serving.cli import app
+    from cli.app import app
 
     url = f"s3://{s3_env.bucket}/rollback"
     monkeypatch.setenv("AIMI_SNAPSHOT_STORE", url)

@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from cli.app import app as aimi
 from serving.app import create_app
-from serving.cli import app as cli
 from serving.static.charts import counted
 from serving.static.mount import mount_site
 from serving.static.paths import decode_segment, encode_segment
@@ -149,15 +149,15 @@ def test_site_export_copies_the_site_and_refuses_a_used_folder(
 ) -> None:
     out = tmp_path / "public"
     runner = CliRunner()
-    done = runner.invoke(cli, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
+    done = runner.invoke(aimi, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
     assert done.exit_code == 0, done.output
     site = site_of(demo_snapshot)
     copied = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
     assert copied == sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
-    again = runner.invoke(cli, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
+    again = runner.invoke(aimi, ["site", "export", str(out), "--data-dir", str(demo_data_dir.root)])
     assert again.exit_code == 2
     empty = runner.invoke(
-        cli, ["site", "export", str(tmp_path / "x"), "--data-dir", str(tmp_path / "no-data")]
+        aimi, ["site", "export", str(tmp_path / "x"), "--data-dir", str(tmp_path / "no-data")]
     )
     assert empty.exit_code == 1 and "aimi build" in empty.output
 

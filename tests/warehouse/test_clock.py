@@ -1,5 +1,5 @@
 """The data dir's remembered clock (``warehouse.clock``): pinned, read back, forgotten, and
-never guessed when its file is damaged."""
+never guessed when its file is damaged; and the one rule that decides a run's clock."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.clock import ClockFileError, pin, read_pinned, unpin
+from warehouse.clock import ClockFileError, EffectiveClock, effective_clock, pin, read_pinned, unpin
 from warehouse.paths import DataDir
+from warehouse.settings import Settings
 
 
 def test_a_pinned_clock_reads_back_in_utc(tmp_path: Path) -> None:
@@ -48,3 +49,23 @@ def test_a_damaged_clock_file_is_an_error_that_names_the_fix(tmp_path: Path, con
     data.clock_file.write_text(content)
     with pytest.raises(ClockFileError, match=r"clock\.json cannot be read.*--wall-clock"):
         read_pinned(data)
+
+
+def test_the_effective_clock_is_the_runs_own_then_the_environment_then_the_pin(
+    tmp_path: Path,
+) -> None:
+    data = DataDir(tmp_path)
+    unset, environment = Settings(as_of=None), Settings(as_of="2026-01-01")
+    own = datetime(2025, 6, 30, tzinfo=UTC)
+    assert effective_clock(data, settings=unset) == EffectiveClock("wall")
+    pinned = pin(data, datetime(2026, 10, 28, tzinfo=UTC), by="aimi build --demo")
+    assert effective_clock(data, settings=unset) == EffectiveClock("pinned", pinned.as_of, pinned)
+    assert effective_clock(data, settings=environment) == EffectiveClock(
+        "environment", datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    assert effective_clock(data, own=own, settings=environment) == EffectiveClock("run", own)
+    # a damaged file is never guessed over, unless something before it decides
+    data.clock_file.write_text("{not json")
+    with pytest.raises(ClockFileError):
+        effective_clock(data, settings=unset)
+    assert effective_clock(data, settings=environment).source == "environment"

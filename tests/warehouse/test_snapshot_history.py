@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from serving.cli import app
+from cli.app import app
 from tests.warehouse.test_locks import HeldElsewhere
 from warehouse.paths import DataDir
 from warehouse.snapshot import (

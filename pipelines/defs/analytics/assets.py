@@ -36,6 +36,7 @@ from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
     KEY,
+    MIN_LABELLED,
     SHARE_OF_VOICE,
     Clock,
     trend_metrics,
@@ -156,12 +157,12 @@ def _materialize(
             asset_key=tables["trends"].key,
             metadata={
                 **table_metadata(metrics),
-                "labelled (≥ 8 signals)": labelled.height,
+                f"labelled (≥ {MIN_LABELLED} signals)": labelled.height,
                 "window_end": clock.window_end.isoformat(),
                 "by_direction": native_table(labelled.group_by(DIRECTION).len().sort(DIRECTION)),
                 "top_share_of_voice": native_table(top.select(KEY, SHARE_OF_VOICE, DIRECTION)),
                 "top_movers": dg.MetadataValue.md(
-                    movers_plot(movers, title=f"top movers ({kind}s, ≥ 8 signals)")
+                    movers_plot(movers, title=f"top movers ({kind}s, ≥ {MIN_LABELLED} signals)")
                 ),
             },
         )

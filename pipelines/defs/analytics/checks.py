@@ -11,6 +11,7 @@ from analytics.trends import (
     CONFIDENCE,
     DIRECTION,
     KEY,
+    MIN_LABELLED,
     NOTABILITY,
     SCALE,
     SHARE_OF_VOICE,
@@ -65,7 +66,8 @@ def _check(aimi: AimiResource, table: str, *, themes: bool) -> dg.AssetCheckResu
 @dg.asset_check(
     asset=ENTITY_TABLES["trends"].key,
     description=(
-        "Unique keys, shares in [0, 1], 12-week histories, labels null below 8 signals. "
+        f"Unique keys, shares in [0, 1], 12-week histories, labels null below {MIN_LABELLED} "
+        "signals. "
         "Blocking: when it fails, the profiles and the snapshot are not materialized."
     ),
     blocking=True,
@@ -78,7 +80,8 @@ def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
     asset=THEME_TABLES["trends"].key,
     description=(
         "Only the 12 canonical labels, unique, shares in [0, 1], 12-week histories, labels "
-        "null below 8 signals. Blocking: when it fails, the profiles and the snapshot are not "
+        f"null below {MIN_LABELLED} signals. Blocking: when it fails, the profiles and the "
+        "snapshot are not "
         "materialized."
     ),
     blocking=True,

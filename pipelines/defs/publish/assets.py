@@ -201,9 +201,10 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
             "path": dg.MetadataValue.path(str(site)),
             "summary": dg.MetadataValue.md(
                 f"{report['pages']} pages, {report['json_files']} JSON files and "
-                f"{report.get('feeds', 0)} Atom feeds ({report['bytes'] / 1e6:.1f} MB) in {seconds:.1f} s; {report['rendered_pages']} "
-                f"pages rendered, {report['linked_files']} of {report['files']} files unchanged "
-                "since the previous snapshot and hard-linked from it. Serve them with "
+                f"{report.get('feeds', 0)} Atom feeds ({report['bytes'] / 1e6:.1f} MB) in "
+                f"{seconds:.1f} s; {report['rendered_pages']} pages rendered, "
+                f"{report['linked_files']} of {report['files']} files unchanged since the "
+                "previous snapshot and hard-linked from it. Serve them with "
                 "`aimi serve --site` (under `/site/`) or copy them with `aimi site export DIR`."
             ),
         }

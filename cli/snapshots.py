@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from serving.cli_common import DataDirOption, data_dir_of, echo
+from cli.common import DataDirOption, data_dir_of, echo
 from warehouse.snapshot import SnapshotError
 from warehouse.snapshot_history import list_snapshots, prune, rollback
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from serving.cli_common import DataDirOption, data_dir_of, echo
+from cli.common import DataDirOption, data_dir_of, echo
 
 site_app = typer.Typer(
     help="The static market-pulse site and JSON tree each snapshot publishes.",

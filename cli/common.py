@@ -1,21 +1,17 @@
-"""What the ``aimi`` command modules share: the data dir option, output, the reviewer's name."""
+"""What the ``aimi`` command modules share: the data dir option (the one ``python -m pipelines``
+takes too), output, the reviewer's name."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
+from pipelines.options import DataDirOption
 from warehouse.paths import DataDir
 
-DataDirOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir", help="Data dir (default: AIMI_DATA_DIR or ./data).", show_default=False
-    ),
-]
+__all__ = ["DataDirOption", "data_dir_of", "echo", "reviewer"]
 
 
 def data_dir_of(data_dir: Path | None) -> DataDir:

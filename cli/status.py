@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
-from serving.cli_common import DataDirOption, data_dir_of, echo
+from cli.common import DataDirOption, data_dir_of, echo
 from warehouse.build_record import read_build_record
-from warehouse.clock import ClockFileError, read_pinned
+from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
-from warehouse.settings import load_settings
 from warehouse.snapshot import (
     SnapshotError,
     current_snapshot_id,
@@ -58,20 +57,20 @@ def _staged_unpublished(data: DataDir) -> str | None:
 
 
 def _clock(data: DataDir) -> dict[str, Any]:
-    fixed = load_settings().as_of
-    if fixed is not None:
-        return {"mode": "environment", "as_of": fixed.isoformat()}
+    """The clock a run started now would take (``warehouse.clock.effective_clock``)."""
     try:
-        pinned = read_pinned(data)
+        clock = effective_clock(data)
     except ClockFileError as exc:
         return {"mode": "error", "error": str(exc)}
-    if pinned is None:
+    if clock.as_of is None:
         return {"mode": "wall"}
+    if clock.pinned is None:
+        return {"mode": clock.source, "as_of": clock.as_of.isoformat()}
     return {
-        "mode": "pinned",
-        "as_of": pinned.as_of.isoformat(),
-        "pinned_at": pinned.pinned_at.isoformat(),
-        "by": pinned.by,
+        "mode": clock.source,
+        "as_of": clock.as_of.isoformat(),
+        "pinned_at": clock.pinned.pinned_at.isoformat(),
+        "by": clock.pinned.by,
     }
 
 

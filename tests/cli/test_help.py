@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from serving.cli import app
+from cli.app import app
 from warehouse.readers import SUPPORTED_SUFFIXES
 
 

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from analytics.entity_review import ACCEPTED, APPROVED, CANDIDATE, REGISTRY
 from analytics.schema import ENTITIES, SIGNAL_ENTITIES
+from cli.app import app
 from demo import DEMO_AS_OF
 from pipelines.build import build
-from serving.cli import app
 from warehouse.entity_reviews import read_entity_reviews
 from warehouse.paths import DataDir
 from warehouse.snapshot import open_current

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from analytics.entities import EntityType
-from serving.cli_common import DataDirOption, echo, reviewer
-from serving.cli_common import data_dir_of as _data
+from cli.common import DataDirOption, echo, reviewer
+from cli.common import data_dir_of as _data
 from warehouse.paths import DataDir
 
 if TYPE_CHECKING:
@@ -52,11 +52,12 @@ def _discovered(entities: pl.DataFrame, name: str) -> dict[str, object]:
     """The discovered (candidate or accepted) entity named ``name`` in the last build."""
     import polars as pl
 
-    from analytics.entity_review import ACCEPTED, CANDIDATE, fold
+    from analytics.entities import fold_name
+    from analytics.entity_review import ACCEPTED, CANDIDATE
 
     match = entities.filter(
         pl.col("status").is_in([CANDIDATE, ACCEPTED])
-        & (pl.col("name").str.to_lowercase() == fold(name))
+        & (pl.col("name").map_elements(fold_name, return_dtype=pl.String) == fold_name(name))
     )
     if match.is_empty():
         echo(
@@ -128,7 +129,8 @@ def review_list(
     """Discovered names no one has decided on, most signals first, with example passages."""
     import polars as pl
 
-    from analytics.entity_review import ACCEPTED, CANDIDATE, fold
+    from analytics.entities import fold_name
+    from analytics.entity_review import ACCEPTED, CANDIDATE
     from analytics.schema import SIGNAL_ENTITIES
     from warehouse.entity_reviews import read_entity_reviews
     from warehouse.tables import read_table
@@ -140,7 +142,9 @@ def review_list(
     counts = read_table(data, "signal_entities", SIGNAL_ENTITIES).group_by("entity_id").len()
     pending = (
         entities.filter(pl.col("status").is_in(statuses))
-        .filter(~pl.col("name").map_elements(fold, return_dtype=pl.String).is_in(list(decided)))
+        .filter(
+            ~pl.col("name").map_elements(fold_name, return_dtype=pl.String).is_in(list(decided))
+        )
         .join(counts, on="entity_id", how="left")
         .with_columns(pl.col("len").fill_null(0).alias("signals"))
         .sort(["signals", "name"], descending=[True, False])

@@ -1,0 +1,48 @@
+"""``aimi build``: materialize every Dagster asset in-process and publish a snapshot. Its
+options, their checks and the run are ``python -m pipelines build``'s (``pipelines.options``);
+``--demo`` is the one option of its own."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Annotated
+
+import typer
+
+from cli.common import DataDirOption, data_dir_of
+from pipelines.options import (
+    AsOfOption,
+    DecomposerOption,
+    ReextractOption,
+    WallClockOption,
+    check_build,
+    run_build,
+)
+
+
+def build(
+    as_of: AsOfOption = None,
+    demo: Annotated[
+        bool,
+        typer.Option("--demo", help="Fix the clock at the demo corpus's as_of (remembered)."),
+    ] = False,
+    wall_clock: WallClockOption = False,
+    reextract: ReextractOption = False,
+    decomposer: DecomposerOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Materialize every Dagster asset in-process and publish a snapshot."""
+    data = data_dir_of(data_dir)
+    request = check_build(
+        data,
+        as_of,
+        wall_clock=wall_clock,
+        reextract=reextract,
+        decomposer=decomposer,
+        other_clock_options=("--demo",) if demo else (),
+    )
+    if demo:
+        from demo import DEMO_AS_OF
+
+        request = replace(request, as_of=DEMO_AS_OF)
+    raise typer.Exit(run_build(data, request))
