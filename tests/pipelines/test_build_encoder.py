@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -25,7 +26,12 @@ from tests.analytics.test_decompose import CAPEX_ESSAY, INTERVIEW, NEWS_REPORT, 
 from tests.analytics.test_segment import synthetic_episode
 from tests.warehouse.test_embeddings import VARIED_TEXTS
 from warehouse import build_encoder
-from warehouse.build_encoder import BuildEncoderUnavailable, available_cores, load_build_encoder
+from warehouse.build_encoder import (
+    BuildEncoderUnavailable,
+    MemoEncoder,
+    available_cores,
+    load_build_encoder,
+)
 from warehouse.embeddings import MiniLM, load_minilm
 from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path, read_record
 from warehouse.themes import load_theme_taxonomy
@@ -56,9 +62,10 @@ def settings_env(monkeypatch: pytest.MonkeyPatch, onnx_cache: Path) -> Iterator[
 
 @pytest.fixture
 def onnx() -> Embedder:
-    encoder = load_build_encoder()
-    assert isinstance(encoder, OnnxEncoder) and encoder.precision == "fp32"
-    return encoder
+    memo = load_build_encoder()
+    assert isinstance(memo, MemoEncoder)
+    assert isinstance(memo.encoder, OnnxEncoder) and memo.encoder.precision == "fp32"
+    return memo
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +134,34 @@ def test_segment_boundaries_are_unchanged(onnx: Embedder, torch_encoder: MiniLM)
         assert segment_transcript(text, onnx) == segment_transcript(text, torch_encoder)
 
 
+def test_each_distinct_text_is_embedded_once(onnx: Embedder) -> None:
+    assert isinstance(onnx, MemoEncoder)
+    calls: list[list[str]] = []
+    inner = onnx.encoder
+
+    def counting(texts: Sequence[str], **kwargs: Any) -> FloatMatrix:
+        calls.append(list(texts))
+        return inner(texts, **kwargs)
+
+    memo = MemoEncoder(counting)
+    texts = ["Acme shipped a chip.", "Beta raised a round.", "Acme shipped a chip."]
+    first = memo(texts)
+    assert calls == [["Acme shipped a chip.", "Beta raised a round."]]
+    # a later pass repeats one text and brings one new: only the new one is embedded
+    second = memo(["Beta raised a round.", "Gamma opened a lab."])
+    assert calls[1:] == [["Gamma opened a lab."]]
+    np.testing.assert_array_equal(first[0], first[2])
+    np.testing.assert_array_equal(second[0], first[1])
+    # the vectors are the encoder's own, in input order
+    np.testing.assert_allclose(first, inner(texts), atol=1e-6)
+    assert memo([]).shape == (0, 384)
+    # past its size the memo starts over rather than grow
+    small = MemoEncoder(counting, max_texts=2)
+    small(["one", "two"])
+    small(["three"])
+    assert calls[-1] == ["three"] and len(small._vectors) == 1
+
+
 def test_the_fp32_file_is_exported_when_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,14 +189,15 @@ def test_a_failed_export_says_what_to_do(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_torch_is_the_fallback_by_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AIMI_BUILD_ENCODER", "torch")
-    assert isinstance(load_build_encoder(), MiniLM)
+    memo = load_build_encoder()
+    assert isinstance(memo, MemoEncoder) and isinstance(memo.encoder, MiniLM)
 
 
 def test_threads_follow_the_setting_else_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     def threads() -> int:
-        encoder = load_build_encoder()
-        assert isinstance(encoder, OnnxEncoder)
-        return int(encoder._session.get_session_options().intra_op_num_threads)
+        memo = load_build_encoder()
+        assert isinstance(memo, MemoEncoder) and isinstance(memo.encoder, OnnxEncoder)
+        return int(memo.encoder._session.get_session_options().intra_op_num_threads)
 
     assert threads() == available_cores()
     monkeypatch.setenv("AIMI_BUILD_THREADS", "1")
