@@ -205,7 +205,7 @@ def main() -> None:
         print(
             f"| {name} | {recorders[name][TORCH].texts():,} | {t:.2f} | {o:.2f} | "
             f"{t / o:.2f}× | {agree['max_abs_diff']:.1e} | {agree['min_cosine']:.7f} | "
-            f"{'identical' if same else 'DIFFERENT'} ({note}) |"
+            f"{'identical' if same else 'DIFFERENT'}{f' ({note})' if note else ''} |"
         )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
