@@ -107,7 +107,7 @@ class Settings(BaseSettings):
     # what embeds search queries: "onnx-int8" (ONNX Runtime over MiniLM exported into
     # model_cache with int8 weights, each query run alone: ~3.4x faster than torch, cosine
     # >= 0.97 to its vectors, search quality within 0.005), "onnx" (the same at full precision:
-    # ~2x faster, the same vectors) or "torch" (the forward pass builds embed units with); the
+    # ~2x faster, the same vectors) or "torch" (the torch forward pass, the build's fallback); the
     # server falls back to torch, with a warning, when an ONNX file cannot be made or loaded
     query_encoder: Literal["onnx-int8", "onnx", "torch"] = "onnx-int8"
     model_cache: Path = Field(default_factory=default_model_cache)
