@@ -455,7 +455,7 @@ class OnnxEncoder:
         else:
             # a build's call (thousands of texts): sorted neighbours are of nearly one length,
             # so consecutive batches pad little, and the grouping's search (texts × batch size
-            # steps in Python) would cost seconds
+            # steps in Python: 0.25 s for 20,000 texts) would buy next to nothing
             groups = [
                 (start, min(start + self.batch_size, len(texts)))
                 for start in range(0, len(texts), self.batch_size)
