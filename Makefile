@@ -30,9 +30,12 @@ $(BIN)/.installed: requirements.lock requirements-dev.lock pyproject.toml
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
-setup: $(BIN)/.installed  ## create or update .venv/ for development, export the ONNX query encoder (idempotent)
+setup: $(BIN)/.installed  ## create or update .venv/ for development, export the ONNX query and build encoders (idempotent)
 	@# a second when the file is current; a failed export only slows search (torch serves it)
 	@$(BIN)/aimi encoder export || echo "warning: search will use the slower torch query encoder" >&2
+	@# the build's fp32 encoder (a build exports it itself when missing, and stops saying how to
+	@# fix it when it cannot: AIMI_BUILD_ENCODER=torch builds without it)
+	@$(BIN)/aimi encoder export --precision fp32 || echo "warning: builds will try to export the fp32 encoder again" >&2
 
 lock:  ## re-resolve requirements.lock (runtime) and requirements-dev.lock (runtime + dev) from pyproject.toml
 	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 $(if $(FIND_LINKS),--find-links $(FIND_LINKS)) \

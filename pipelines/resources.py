@@ -51,7 +51,9 @@ class RunClock:
 
 
 class LazyEmbedder:
-    """MiniLM, loaded on first use: a build whose signals are all unchanged never loads it.
+    """The build's MiniLM (``warehouse.build_encoder``: ONNX Runtime, or torch when
+    ``AIMI_BUILD_ENCODER=torch``), loaded on first use: a build whose signals are all unchanged
+    never loads it.
 
     ``progress`` names the pass (``decomposition``, ``theme tagging``) on a progress bar over
     each call's batches, shown on a terminal (stderr a TTY) when a call has enough batches for
@@ -62,11 +64,11 @@ class LazyEmbedder:
         self.progress = progress if progress and sys.stderr.isatty() else None
 
     def __call__(self, texts: Sequence[str]) -> FloatMatrix:
-        from warehouse.embeddings import load_minilm
+        from warehouse.build_encoder import load_build_encoder
 
         if self.progress is None:
-            return load_minilm()(texts)
-        return load_minilm()(texts, progress=True, label=self.progress)
+            return load_build_encoder()(texts)
+        return load_build_encoder()(texts, progress=True, label=self.progress)
 
 
 class LazyRegistryLinker:

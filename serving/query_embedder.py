@@ -4,7 +4,7 @@ search does not pay the load; concurrent queries are embedded together.
 Which encoder is ``AIMI_QUERY_ENCODER``'s choice: ONNX Runtime over MiniLM exported to ONNX
 (``warehouse.onnx_encoder``) with int8 weights (the default, ~3.4× faster per query than torch,
 cosine ≥ 0.97 to its vectors) or at full precision (~2× faster, the same vectors), or the torch
-forward pass the build embeds units with (``warehouse.embeddings``).
+forward pass (``warehouse.embeddings``, the build's fallback encoder).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL_RECORDS = 1_500
 REAL_AS_OF = "2026-01-01"
 INGEST_REPORT = "ingest.json"
-_ONE_THREAD = {"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+_ONE_THREAD = {"OMP_NUM_THREADS": "1", "AIMI_BUILD_THREADS": "1", "HF_HUB_OFFLINE": "1"}
 
 
 class BackgroundError(RuntimeError):
@@ -70,7 +70,7 @@ class Background:
 
 
 def start_demo_build(data_root: Path) -> Background:
-    # one torch thread: the other core runs the rest of the suite meanwhile (two threads
+    # one encoder thread: the other core runs the rest of the suite meanwhile (two threads
     # spinning against a busy core are slower than one)
     return Background(
         "demo-build",

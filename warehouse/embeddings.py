@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MODEL_NAME = "all-MiniLM-L6-v2"
 DEFAULT_BATCH_SIZE = 64
 # Below this many batches a progress bar is noise.
-_PROGRESS_MIN_BATCHES = 4
+PROGRESS_MIN_BATCHES = 4
 
 
 def model_dir() -> Path:
@@ -230,7 +230,7 @@ class MiniLM:
         out = np.empty((len(ids), EMBEDDING_DIM), dtype=np.float32)
         starts = range(0, len(order), self.batch_size)
         batches: Iterable[int] = starts
-        if progress and len(starts) >= _PROGRESS_MIN_BATCHES:
+        if progress and len(starts) >= PROGRESS_MIN_BATCHES:
             from tqdm import tqdm
 
             batches = tqdm(starts, desc=label, unit="batch")

@@ -120,10 +120,17 @@ class Settings(BaseSettings):
     # what embeds search queries: "onnx-int8" (ONNX Runtime over MiniLM exported into
     # model_cache with int8 weights, each query run alone: ~3.4x faster than torch, cosine
     # >= 0.97 to its vectors, search quality within 0.005), "onnx" (the same at full precision:
-    # ~2x faster, the same vectors) or "torch" (the forward pass builds embed units with); the
+    # ~2x faster, the same vectors) or "torch" (the torch forward pass, the build's fallback); the
     # server falls back to torch, with a warning, when an ONNX file cannot be made or loaded
     query_encoder: Literal["onnx-int8", "onnx", "torch"] = "onnx-int8"
     model_cache: Path = Field(default_factory=default_model_cache)
+    # what embeds during a build (segmentation, decomposition, theme tagging, unit embeddings):
+    # "onnx" (ONNX Runtime over the fp32 export in model_cache, exported on first need: the
+    # torch encoder's vectors to ~1e-6, ~2x faster) or "torch" (the forward pass over torch,
+    # the fallback where the ONNX file cannot be made)
+    build_encoder: Literal["onnx", "torch"] = "onnx"
+    # intra-op threads of the build's ONNX encoder; unset: the cores this process may use
+    build_threads: int | None = Field(default=None, ge=1)
     # searches a server process runs at once (the rest wait their turn, first come first
     # served); unset: one more than the cores. More threads than cores only fight over them
     # and the interpreter lock: at 8 clients on 2 cores an unbounded pool had p99 51 ms, three

@@ -18,6 +18,10 @@ import pandas as pd
 from scipy.stats import binomtest, false_discovery_control
 
 WEEKS = 12
+# docs/design.md §7 and docs/decisions.md: a key is notable from its third signal on; `New` is
+# dated by that signal, within 26 weeks of the key's first signal
+NOTABLE_AT = 3
+NEW_LEAD = pd.Timedelta(weeks=26)
 
 
 def _week_start(as_of: datetime, k: int) -> pd.Timestamp:
@@ -42,6 +46,12 @@ def trend_metrics(
         signal_count=("signal_id", "size"),
         first_seen=("published_at", "min"),
         last_seen=("published_at", "max"),
+    )
+    # the NOTABLE_AT-th earliest signal of each key, first_seen for keys with fewer
+    ordered = pairs.sort_values(["key", "published_at"], kind="stable")
+    nth = ordered[ordered.groupby("key").cumcount() == NOTABLE_AT - 1]
+    out["notable_since"] = (
+        nth.set_index("key")["published_at"].reindex(out.index).fillna(out["first_seen"])
     )
 
     in_window = (pairs["published_at"] >= window_start) & (pairs["published_at"] < window_end)
@@ -110,7 +120,9 @@ def trend_metrics(
     )
     direction = pd.Series(direction, index=out.index, dtype=object)
     if kind == "entity":
-        direction[out["first_seen"] >= _week_start(as_of, -3)] = "New"
+        notable = out["notable_since"]
+        new = (notable >= _week_start(as_of, -3)) & (notable - out["first_seen"] <= NEW_LEAD)
+        direction[new] = "New"
     out["direction"] = direction.where(eligible, None)
 
     # stability: coefficient of variation (population std / mean) of the 12 weekly shares.

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from pipelines.resources import LazyEmbedder
+from warehouse.build_encoder import load_build_encoder
 
 
 def test_a_labelled_progress_bar_on_a_terminal_only(
@@ -23,6 +24,8 @@ def test_a_labelled_progress_bar_on_a_terminal_only(
     assert "decomposition" not in capsys.readouterr().err
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    # the build encoder remembers the texts it embedded: make it embed them again
+    load_build_encoder().forget()
     shown = LazyEmbedder("theme tagging")
     vectors = shown(texts)
     err = capsys.readouterr().err

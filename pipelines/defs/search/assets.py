@@ -26,9 +26,11 @@ def embed_missing(
     todo = unit_frame.select("unit_id", "text").join(kept, on="unit_id", how="anti")
     if todo.height == 0:
         return kept.sort("unit_id"), 0
-    from warehouse.embeddings import load_minilm
+    from warehouse.build_encoder import load_build_encoder
 
-    vectors = load_minilm()(todo["text"].to_list(), progress=progress)
+    vectors = load_build_encoder()(
+        todo["text"].to_list(), progress=progress, label="unit embeddings"
+    )
     fresh = pl.DataFrame(
         {"unit_id": todo["unit_id"], "vector": vectors.astype(np.float32)},
         schema=UNIT_EMBEDDINGS,
@@ -46,7 +48,7 @@ def embed_missing(
         "FAISS index from these."
     ),
     owners=["team:search"],
-    kinds={"pytorch", "parquet"},
+    kinds={"onnx", "parquet"},
 )
 def unit_embeddings(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()

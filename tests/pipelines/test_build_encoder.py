@@ -1,0 +1,261 @@
+"""The build's encoder (``warehouse.build_encoder``): ONNX Runtime over the fp32 export, the
+torch forward pass as the fallback. Every MiniLM pass of a build comes out the same on both —
+segment boundaries, units, theme labels, unit vectors — on generated demo texts; the fp32 file
+is exported when missing, a failed export says what to do, and a build on the ONNX encoder
+never imports torch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analytics.decompose import EmbeddingDecomposer, classify_content_type
+from analytics.embedding import Embedder, FloatMatrix
+from analytics.segment import segment_transcript
+from analytics.themes import score_themes, tag_themes
+from demo import generate_demo_corpus
+from tests.analytics.test_decompose import CAPEX_ESSAY, INTERVIEW, NEWS_REPORT, TRANSCRIPT
+from tests.analytics.test_segment import synthetic_episode
+from tests.warehouse.test_embeddings import VARIED_TEXTS
+from warehouse import build_encoder
+from warehouse.build_encoder import (
+    BuildEncoderUnavailable,
+    MemoEncoder,
+    available_cores,
+    load_build_encoder,
+)
+from warehouse.embeddings import MiniLM, load_minilm
+from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path, read_record
+from warehouse.themes import load_theme_taxonomy
+
+ROOT = Path(__file__).resolve().parents[2]
+# fp32 ONNX against torch: the same arithmetic in another order, float32 rounding apart
+MAX_ABS_DIFF = 1e-5
+MIN_COSINE = 0.99999
+# every test on a model cache of its session's exports, the encoder loaded anew
+pytestmark = pytest.mark.usefixtures("settings_env")
+
+
+def _demo_sample(step: int) -> list[dict[str, str]]:
+    """Every ``step``-th record of the generated demo corpus that has a text (podcasts come
+    with chapters and no top-level text)."""
+    return [r for r in generate_demo_corpus().records[::step] if r.get("text")]
+
+
+@pytest.fixture
+def settings_env(monkeypatch: pytest.MonkeyPatch, onnx_cache: Path) -> Iterator[None]:
+    monkeypatch.setenv("AIMI_MODEL_CACHE", str(onnx_cache))
+    monkeypatch.delenv("AIMI_BUILD_ENCODER", raising=False)
+    monkeypatch.delenv("AIMI_BUILD_THREADS", raising=False)
+    build_encoder._load.cache_clear()
+    yield
+    build_encoder._load.cache_clear()
+
+
+@pytest.fixture
+def onnx() -> Embedder:
+    memo = load_build_encoder()
+    assert isinstance(memo, MemoEncoder)
+    assert isinstance(memo.encoder, OnnxEncoder) and memo.encoder.precision == "fp32"
+    return memo
+
+
+@pytest.fixture(scope="module")
+def torch_encoder() -> MiniLM:
+    return load_minilm()
+
+
+def _agree(a: FloatMatrix, b: FloatMatrix) -> None:
+    assert a.shape == b.shape
+    assert float(np.abs(a - b).max()) <= MAX_ABS_DIFF
+    cosine = np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert float(cosine.min()) >= MIN_COSINE
+
+
+def test_unit_embeddings_agree(onnx: Embedder, torch_encoder: MiniLM) -> None:
+    texts = [r["text"] for r in _demo_sample(20)] + VARIED_TEXTS
+    # long and short texts together: batches sorted by length, padded per batch
+    _agree(onnx(texts), torch_encoder(texts))
+
+
+def test_decomposition_units_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
+    on_onnx, on_torch = EmbeddingDecomposer(onnx), EmbeddingDecomposer(torch_encoder)
+    documents = [
+        (classify_content_type(r["kind"], r["title"], r["text"]), r["text"])
+        for r in _demo_sample(1)
+    ]
+    # every 12th of the demo's documents whose units depend on embeddings (~340 do; short news
+    # and posts are decomposed without)
+    documents = [d for d in documents if on_onnx.texts_to_embed(*d)][::12]
+    documents += [("analysis", CAPEX_ESSAY), ("event", NEWS_REPORT)]
+    documents += [("analysis", TRANSCRIPT), ("analysis", INTERVIEW)]
+    embedded = 0
+    for content_type, text in documents:
+        wanted = on_onnx.texts_to_embed(content_type, text)
+        if wanted:
+            embedded += 1
+            _agree(onnx(wanted), torch_encoder(wanted))
+        assert on_onnx.decompose(content_type, text) == on_torch.decompose(content_type, text)
+    assert embedded >= 25
+
+
+def test_theme_similarities_and_labels_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
+    sample = _demo_sample(15)
+    signals = pl.DataFrame(
+        {
+            "signal_id": [f"s{i}" for i in range(len(sample))],
+            "title": [r["title"] for r in sample],
+            "text": [r["text"] for r in sample],
+        }
+    )
+    taxonomy = load_theme_taxonomy()
+    a = score_themes(signals, onnx, taxonomy)
+    b = score_themes(signals, torch_encoder, taxonomy)
+    assert float(np.abs(a.similarity - b.similarity).max()) <= MAX_ABS_DIFF
+    tagged = tag_themes(signals, onnx, taxonomy)
+    assert tagged.equals(tag_themes(signals, torch_encoder, taxonomy))
+    assert tagged["value_chain"].list.len().sum() + tagged["market_force"].list.len().sum() > 0
+
+
+def test_segment_boundaries_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
+    transcript, topic_starts, duration = synthetic_episode()
+    segments = segment_transcript(transcript, onnx, duration_s=duration)
+    assert segments == segment_transcript(transcript, torch_encoder, duration_s=duration)
+    assert len(segments) >= len(topic_starts) - 1  # the episode was cut, not kept whole
+    for text in (TRANSCRIPT, INTERVIEW):
+        assert segment_transcript(text, onnx) == segment_transcript(text, torch_encoder)
+
+
+def test_each_distinct_text_is_embedded_once(onnx: Embedder) -> None:
+    assert isinstance(onnx, MemoEncoder)
+    calls: list[list[str]] = []
+    inner = onnx.encoder
+
+    def counting(texts: Sequence[str], **kwargs: Any) -> FloatMatrix:
+        calls.append(list(texts))
+        return inner(texts, **kwargs)
+
+    memo = MemoEncoder(counting)
+    texts = ["Acme shipped a chip.", "Beta raised a round.", "Acme shipped a chip."]
+    first = memo(texts)
+    assert calls == [["Acme shipped a chip.", "Beta raised a round."]]
+    # a later pass repeats one text and brings one new: only the new one is embedded
+    second = memo(["Beta raised a round.", "Gamma opened a lab."])
+    assert calls[1:] == [["Gamma opened a lab."]]
+    np.testing.assert_array_equal(first[0], first[2])
+    np.testing.assert_array_equal(second[0], first[1])
+    # the vectors are the encoder's own, in input order
+    np.testing.assert_allclose(first, inner(texts), atol=1e-6)
+    assert memo([]).shape == (0, 384)
+    # past its size the memo starts over rather than grow
+    small = MemoEncoder(counting, max_texts=2)
+    small(["one", "two"])
+    small(["three"])
+    assert calls[-1] == ["three"] and len(small._vectors) == 1
+
+
+def test_the_fp32_file_is_exported_when_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AIMI_MODEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("AIMI_BUILD_THREADS", "1")
+    encoder = load_build_encoder()
+    record = read_record(onnx_model_path(tmp_path / "cache", "fp32"))
+    assert record is not None and record.precision == "fp32"
+    assert encoder(["Acme shipped a chip."]).shape == (1, 384)
+    assert load_build_encoder() is encoder  # once per process
+
+
+def test_a_failed_export_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a file where the cache folder should be: nothing can be exported there
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("AIMI_MODEL_CACHE", str(blocked))
+    with pytest.raises(BuildEncoderUnavailable) as failed:
+        load_build_encoder()
+    message = str(failed.value)
+    assert str(onnx_model_path(blocked, "fp32")) in message
+    assert "aimi encoder export --precision fp32" in message
+    assert "AIMI_BUILD_ENCODER=torch" in message
+
+
+def test_torch_is_the_fallback_by_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIMI_BUILD_ENCODER", "torch")
+    memo = load_build_encoder()
+    assert isinstance(memo, MemoEncoder) and isinstance(memo.encoder, MiniLM)
+
+
+def test_threads_follow_the_setting_else_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    def threads() -> int:
+        memo = load_build_encoder()
+        assert isinstance(memo, MemoEncoder) and isinstance(memo.encoder, OnnxEncoder)
+        return int(memo.encoder._session.get_session_options().intra_op_num_threads)
+
+    assert threads() == available_cores()
+    monkeypatch.setenv("AIMI_BUILD_THREADS", "1")
+    assert threads() == 1
+
+
+# Runs a whole (small) build in a fresh interpreter and reports whether torch was imported.
+_BUILD_AND_REPORT = """
+import json, sys
+from datetime import UTC, datetime
+from pathlib import Path
+from pipelines.build import build
+from warehouse.ingest import ingest_paths
+from warehouse.paths import DataDir
+
+data = DataDir(Path(sys.argv[1]))
+ingest_paths(data, [Path(sys.argv[2])], progress=False)
+snapshot = build(data, as_of=datetime(2026, 7, 1, tzinfo=UTC), persistent=False)
+units = snapshot.read_table("units").height
+print(json.dumps({"torch": "torch" in sys.modules, "units": units}))
+"""
+
+
+@pytest.mark.slow
+def test_a_build_on_the_onnx_encoder_never_imports_torch(tmp_path: Path, onnx_cache: Path) -> None:
+    import json
+
+    from tests.pipelines.test_incremental import news, record, write
+
+    corpus = write(tmp_path / "corpus.jsonl", [record(1), record(2), news(1), news(2)])
+    env = {
+        **os.environ,
+        "AIMI_MODEL_CACHE": str(onnx_cache),
+        "AIMI_BUILD_THREADS": "1",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("AIMI_BUILD_ENCODER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD_AND_REPORT, str(tmp_path / "data"), str(corpus)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["units"] > 0  # the build embedded (decomposition, themes, unit vectors)
+    assert report == {"torch": False, "units": report["units"]}
+    # and the same build on the fallback does import it: the check can tell
+    env["AIMI_BUILD_ENCODER"] = "torch"
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD_AND_REPORT, str(tmp_path / "data-torch"), str(corpus)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1])["torch"] is True

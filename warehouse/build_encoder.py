@@ -1,0 +1,120 @@
+"""The build's MiniLM: the one encoder every embedding pass of a build goes through (topic
+segmentation, decomposition, theme tagging, unit embeddings), chosen by ``AIMI_BUILD_ENCODER``.
+
+``onnx`` (the default) is the query path's ONNX Runtime encoder (``warehouse.onnx_encoder``)
+over the fp32 export: what a build stores (unit vectors, and the similarities that decide
+segment boundaries, central statements and theme labels) must stay what the torch encoder
+published, and fp32 agrees with it to ~1e-6 per coordinate (tested, docs/benchmarks.md), where
+int8 moves cosines by up to 0.03. Texts are sorted by token length and padded per batch; the
+session runs on as many threads as the process may use (``AIMI_BUILD_THREADS``), idle threads
+sleeping rather than spinning. The file is exported into ``AIMI_MODEL_CACHE`` when missing or
+stale (torch is imported then, once); after that a build never imports torch.
+
+``torch`` is the fallback: the forward pass of ``warehouse.embeddings``, for a machine where the
+ONNX file cannot be made.
+
+Either way each distinct text is embedded once per process (``MemoEncoder``): the passes repeat
+texts — in the demo build, decomposition embeds 5,963 sentences of which 2,669 are distinct, and
+3,447 of the 7,310 units are sentences decomposition embedded already — and a text's vector is
+the same whichever batch it ran in (padding is masked; fp32 batches agree with single runs to
+~1e-7).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+
+from analytics.embedding import EMBEDDING_DIM, FloatMatrix
+from warehouse.settings import load_settings
+
+BuildEncoderChoice = Literal["onnx", "torch"]
+
+
+class BuildEncoder(Protocol):
+    """An ``Embedder`` that can show a progress bar over a call's batches."""
+
+    def __call__(
+        self, texts: Sequence[str], *, progress: bool = False, label: str = "MiniLM"
+    ) -> FloatMatrix: ...
+
+
+class BuildEncoderUnavailable(RuntimeError):
+    """The ONNX build encoder could not be exported or loaded; the message says what to do."""
+
+
+# Texts remembered per process: ~1.5 KiB each, so at most ~300 MiB; past it the memo starts
+# over (a build of both AINews years embeds fewer distinct texts than this).
+MEMO_MAX_TEXTS = 200_000
+
+
+@dataclass
+class MemoEncoder:
+    """``encoder``, embedding each distinct text once: a call embeds (in one call, so in
+    length-sorted batches) only the distinct texts it has not seen, and returns rows in input
+    order."""
+
+    encoder: BuildEncoder
+    max_texts: int = MEMO_MAX_TEXTS
+    _vectors: dict[str, FloatMatrix] = field(default_factory=dict, repr=False)
+
+    def __call__(
+        self, texts: Sequence[str], *, progress: bool = False, label: str = "MiniLM"
+    ) -> FloatMatrix:
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if new:
+            if len(self._vectors) + len(new) > self.max_texts:
+                self._vectors.clear()
+                new = list(dict.fromkeys(texts))
+            vectors = self.encoder(new, progress=progress, label=label)
+            self._vectors.update(zip(new, vectors, strict=True))
+        if not texts:
+            return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+    def forget(self) -> None:
+        """Drop every remembered vector."""
+        self._vectors.clear()
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_build_encoder() -> BuildEncoder:
+    """The process-wide build encoder of the environment's settings (loaded once)."""
+    settings = load_settings()
+    threads = settings.build_threads or available_cores()
+    return _load(settings.build_encoder, settings.model_cache, threads)
+
+
+@lru_cache(maxsize=4)
+def _load(choice: BuildEncoderChoice, cache_dir: Path, threads: int) -> BuildEncoder:
+    if choice == "torch":
+        from warehouse.embeddings import load_minilm
+
+        return MemoEncoder(load_minilm())
+    from warehouse.onnx_encoder import OnnxEncoder, export_onnx, onnx_model_path
+
+    dest = onnx_model_path(cache_dir, "fp32")
+    try:
+        path = export_onnx(dest, precision="fp32").path
+        encoder = OnnxEncoder(path, threads=threads, spinning=False)
+    except Exception as exc:
+        raise BuildEncoderUnavailable(
+            f"the build's ONNX encoder could not be made at {dest} "
+            f"({type(exc).__name__}: {exc}). `aimi encoder export --precision fp32` exports it "
+            "(it needs torch and onnx once); AIMI_BUILD_ENCODER=torch builds with the torch "
+            "encoder instead (the same vectors, slower)."
+        ) from exc
+    return MemoEncoder(encoder)
