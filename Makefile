@@ -57,7 +57,7 @@ test: setup  ## run the whole test suite (installs redis-server, nginx, postgres
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
 	$(BIN)/python -m pytest
 
-test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (under 2 minutes)
+test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (about 2.5 minutes on 2 cores)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
 	$(BIN)/python -m pytest -m "not snapshot and not slow"
 

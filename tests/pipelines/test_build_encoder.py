@@ -80,21 +80,23 @@ def _agree(a: FloatMatrix, b: FloatMatrix) -> None:
     assert float(cosine.min()) >= MIN_COSINE
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_unit_embeddings_agree(onnx: Embedder, torch_encoder: MiniLM) -> None:
     texts = [r["text"] for r in _demo_sample(20)] + VARIED_TEXTS
     # long and short texts together: batches sorted by length, padded per batch
     _agree(onnx(texts), torch_encoder(texts))
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_decomposition_units_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
     on_onnx, on_torch = EmbeddingDecomposer(onnx), EmbeddingDecomposer(torch_encoder)
     documents = [
         (classify_content_type(r["kind"], r["title"], r["text"]), r["text"])
         for r in _demo_sample(1)
     ]
-    # every 12th of the demo's documents whose units depend on embeddings (~340 do; short news
-    # and posts are decomposed without)
-    documents = [d for d in documents if on_onnx.texts_to_embed(*d)][::12]
+    # every 30th of the demo's documents whose units depend on embeddings (~340 do; short news
+    # and posts are decomposed without): the suite's budget, the property is per document
+    documents = [d for d in documents if on_onnx.texts_to_embed(*d)][::30]
     documents += [("analysis", CAPEX_ESSAY), ("event", NEWS_REPORT)]
     documents += [("analysis", TRANSCRIPT), ("analysis", INTERVIEW)]
     embedded = 0
@@ -104,11 +106,12 @@ def test_decomposition_units_are_unchanged(onnx: Embedder, torch_encoder: MiniLM
             embedded += 1
             _agree(onnx(wanted), torch_encoder(wanted))
         assert on_onnx.decompose(content_type, text) == on_torch.decompose(content_type, text)
-    assert embedded >= 25
+    assert embedded >= 12
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_theme_similarities_and_labels_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
-    sample = _demo_sample(15)
+    sample = _demo_sample(40)
     signals = pl.DataFrame(
         {
             "signal_id": [f"s{i}" for i in range(len(sample))],
@@ -222,6 +225,7 @@ print(json.dumps({"torch": "torch" in sys.modules, "units": units}))
 
 
 @pytest.mark.slow
+@pytest.mark.slow  # two builds in child interpreters
 def test_a_build_on_the_onnx_encoder_never_imports_torch(tmp_path: Path, onnx_cache: Path) -> None:
     import json
 

@@ -60,6 +60,7 @@ def _no_pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AIMI_AS_OF", raising=False)
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_a_build_across_monday_midnight_keeps_one_window(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,6 +90,7 @@ def test_a_build_across_monday_midnight_keeps_one_window(
     assert run.snapshot.read_table("signals").height == 10
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_a_run_started_from_the_ui_uses_the_instant_dagster_created_it_at(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,6 +162,7 @@ def test_an_unreadable_remembered_clock_stops_the_run(
         AimiResource().clock()
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_a_fixed_clock_is_remembered_by_the_next_ui_run_until_the_wall_clock_returns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -131,6 +131,7 @@ def test_the_snapshot_is_fresh_for_a_day_and_stale_after_two() -> None:
     )
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_build_ingests_the_inbox_applies_the_clock_and_publishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from cli.app import app
@@ -31,6 +32,7 @@ def detail(frame: pl.DataFrame, signal_id: str) -> dict[str, object]:
     return dict(orjson.loads(row["detail_json"][0]))
 
 
+@pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_review_cli_and_rebuild(tmp_path: Path) -> None:
     data = DataDir(tmp_path / "data")
     data.inbox.mkdir(parents=True)
