@@ -31,6 +31,7 @@ each position. Boundaries, overlaps and guards:
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -180,7 +181,7 @@ class _Matcher:
         self.forms = dict(forms)
         self.exact = exact
         word = [f for f in self.forms if f[0].isalnum() or f[0] == "_"]
-        other = [f for f in self.forms if f not in set(word)]
+        other = [f for f in self.forms if not (f[0].isalnum() or f[0] == "_")]
         self._sources = [
             f"{start}({_trie_pattern(group)})"
             for start, group in ((_WORD_START, word), (_OTHER_START, other))
@@ -211,6 +212,27 @@ class _Matcher:
                 position = start + 1
 
 
+# Compiled matchers by their forms: compiling a registry's alternations takes seconds, and a
+# process that links several times (a build's two linkers over the same registry, a test
+# session's builds, a long-lived Dagster code server) compiles each distinct set once.
+_MATCHERS: dict[tuple[bool, frozenset[tuple[str, str]]], _Matcher] = {}
+_MATCHERS_KEPT = 4
+_matchers_lock = threading.Lock()
+
+
+def _matcher(forms: Mapping[str, str], *, exact: bool) -> _Matcher:
+    key = (exact, frozenset(forms.items()))
+    with _matchers_lock:
+        found = _MATCHERS.get(key)
+    if found is None:
+        found = _Matcher(forms, exact=exact)
+        with _matchers_lock:
+            while len(_MATCHERS) >= _MATCHERS_KEPT:
+                del _MATCHERS[next(iter(_MATCHERS))]  # the oldest
+            _MATCHERS[key] = found
+    return found
+
+
 class Linker:
     """Finds registry entities in text. Build once per registry; ``find_mentions`` is pure."""
 
@@ -238,8 +260,8 @@ class Linker:
         self._exact = {k: min(v)[1] for k, v in exact.items()}
         self._folded = {k: min(v)[1] for k, v in folded.items()}
         self._matchers = [
-            _Matcher(self._exact, exact=True),
-            _Matcher(self._folded, exact=False),
+            _matcher(self._exact, exact=True),
+            _matcher(self._folded, exact=False),
         ]
         self._guards = self._build_guards(entities)
 

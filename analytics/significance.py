@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-from scipy.stats import binom, false_discovery_control
 
 from analytics.codes import IntArray, distinct_sorted
 
@@ -28,6 +27,8 @@ def _binary_search(
     """scipy's ``_binary_search_for_binom_tst`` run on many cases at once: per case, the ``i``
     in ``lo…hi`` with ``a(i) ≤ target < a(i+1)`` for ``a(x) = sign · pmf(x)``, visiting the same
     midpoints in the same order as scipy so the answer is the same integer."""
+    from scipy.stats import binom  # scipy.stats takes a second to import: only when testing
+
     lo, hi = lo.copy(), hi.copy()
     found = np.full(len(lo), np.nan)
     active = np.flatnonzero(lo < hi)
@@ -59,6 +60,8 @@ def binom_test_p_values(
     ``k``, ``n`` (≥ 1, ``k ≤ n``) and ``p`` (in [0, 1]) broadcast together; inputs are not
     validated beyond that.
     """
+    from scipy.stats import binom
+
     k_arr, n_arr, p_arr = np.broadcast_arrays(
         np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p, dtype=float)
     )
@@ -111,6 +114,8 @@ def adjusted_p_values(k1: IntArray, k2: IntArray, n1: int, n2: int) -> FloatArra
     """Benjamini–Hochberg adjusted p-values of the rate-change test, one per key, the keys given
     being the family. ``k1``/``k2``: each key's recent and prior mentions; ``n1``/``n2``: all
     signals in the two periods."""
+    from scipy.stats import false_discovery_control
+
     raw = raw_p_values(k1, k2, n1, n2)
     if not len(raw):
         return raw

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL_RECORDS = 1_500
 REAL_AS_OF = "2026-01-01"
 INGEST_REPORT = "ingest.json"
+DEMO_BUILD_REPORT = "demo-build.json"
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "AIMI_BUILD_THREADS": "1", "HF_HUB_OFFLINE": "1"}
 
 
@@ -104,6 +105,10 @@ def build_demo(data_root: Path) -> None:
     data = DataDir(data_root)
     write_demo_corpus(generate_demo_corpus(), data.inbox / "demo")
     build(data, as_of=DEMO_AS_OF, persistent=False)
+    # what the build's process held at its end, for the tests that check how it built (beside
+    # the data dir, not in it)
+    report = {"torch_imported": "torch" in sys.modules}
+    (data_root.parent / DEMO_BUILD_REPORT).write_text(json.dumps(report), encoding="utf-8")
 
 
 def build_real(shared_data: Path, data_root: Path) -> None:

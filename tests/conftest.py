@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.background import (
+    DEMO_BUILD_REPORT,
     INGEST_REPORT,
     Background,
     start_demo_build,
@@ -105,6 +106,15 @@ def demo_data_dir() -> Iterator[DataDir]:
     """A data dir whose inbox holds the demo corpus and whose snapshot the pipeline built."""
     (background("demo") or _start("demo")).wait()
     yield DataDir(_roots["demo"] / "data")
+
+
+@pytest.fixture(scope="session")
+def demo_build_report(demo_data_dir: DataDir) -> dict[str, object]:
+    """What the demo build's process reported at its end (``tests.background.build_demo``)."""
+    report: dict[str, object] = json.loads(
+        (demo_data_dir.root.parent / DEMO_BUILD_REPORT).read_text(encoding="utf-8")
+    )
+    return report
 
 
 @pytest.fixture(scope="session")

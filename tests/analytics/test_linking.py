@@ -315,6 +315,20 @@ def test_deterministic_across_registry_order() -> None:
     assert first == Linker(REGISTRY).find_mentions(text)
 
 
+def test_linkers_over_the_same_forms_share_their_compiled_matchers() -> None:
+    # compiling a registry's alternations is the slow part of a linker: a process compiles
+    # each distinct set of forms once, and a changed registry gets matchers of its own
+    text = "Google DeepMind and Anthropic; Acme Robotics too"
+    first, again = Linker(REGISTRY), Linker(list(reversed(REGISTRY)))
+    assert all(a is b for a, b in zip(first._matchers, again._matchers, strict=True))
+    grown = Linker([*REGISTRY, entity("organization:acme", "Acme Robotics")])
+    # the exact-case forms are the same set, the case-insensitive ones are not
+    assert [a is b for a, b in zip(first._matchers, grown._matchers, strict=True)] == [True, False]
+    assert "Acme Robotics" not in [m.surface for m in first.find_mentions(text)]
+    assert "Acme Robotics" in [m.surface for m in grown.find_mentions(text)]
+    assert first.find_mentions(text) == again.find_mentions(text)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="GoOgle DeepMind-.'’/()aAI21o1Meta\n", max_size=80))
 def test_mentions_are_ordered_disjoint_whole_words(text: str) -> None:
