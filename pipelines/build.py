@@ -23,6 +23,7 @@ from warehouse.build_record import BuildRecord, CheckOutcome, write_build_record
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice
 from warehouse.snapshot import OpenedSnapshot, open_current
+from warehouse.tables import catalog_refreshed_at_the_end
 
 DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
@@ -179,17 +180,18 @@ def _materialize(
     trigger: str,
     selection: tuple[str, ...] | None = None,
 ) -> BuildRun:
-    result = dg.materialize(
-        [*ASSETS, *CHECKS],
-        selection=list(selection) if selection else None,
-        resources={"aimi": resource},
-        instance=instance,
-        tags=run_tags(resource, trigger=trigger),
-        raise_on_error=False,
-        # Dagster's console logger prints every engine event at DEBUG; a terminal build wants
-        # the warnings (quarantined records) and the failures, the rest is in the UI.
-        run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-    )
+    with catalog_refreshed_at_the_end(data):
+        result = dg.materialize(
+            [*ASSETS, *CHECKS],
+            selection=list(selection) if selection else None,
+            resources={"aimi": resource},
+            instance=instance,
+            tags=run_tags(resource, trigger=trigger),
+            raise_on_error=False,
+            # Dagster's console logger prints every engine event at DEBUG; a terminal build
+            # wants the warnings (quarantined records) and the failures, the rest is in the UI.
+            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+        )
     checks = [
         CheckOutcome(check.check_name, check.asset_key.to_user_string(), check.passed)
         for check in result.get_asset_check_evaluations()

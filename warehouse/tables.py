@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -69,9 +72,38 @@ def write_table(data_dir: DataDir, name: str, frame: pl.DataFrame) -> Path:
     path = data_dir.table_path(name)
     is_new = not path.exists() or not data_dir.catalog.exists()
     atomic_write_parquet(frame, path)
-    if is_new:
+    if is_new and not _is_deferred(data_dir):
         refresh_catalog(data_dir)
     return path
+
+
+# Data dirs (resolved roots) whose catalog is refreshed once, when a run in this process ends.
+_deferred: dict[Path, int] = {}
+_deferred_lock = threading.Lock()
+
+
+def _is_deferred(data_dir: DataDir) -> bool:
+    with _deferred_lock:
+        return data_dir.root.resolve() in _deferred
+
+
+@contextmanager
+def catalog_refreshed_at_the_end(data_dir: DataDir) -> Iterator[None]:
+    """Within it, ``write_table`` adds no views for new tables; one refresh at the end (after a
+    failure too) adds them all. A cold build writes some twenty new tables, and a refresh
+    rebuilds every view: one at the end instead of one per new table."""
+    root = data_dir.root.resolve()
+    with _deferred_lock:
+        _deferred[root] = _deferred.get(root, 0) + 1
+    try:
+        yield
+    finally:
+        with _deferred_lock:
+            _deferred[root] -= 1
+            if not _deferred[root]:
+                del _deferred[root]
+        if data_dir.root.is_dir():
+            refresh_catalog(data_dir)
 
 
 def _quote(value: str) -> str:

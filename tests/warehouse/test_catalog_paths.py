@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from warehouse.paths import DataDir
-from warehouse.tables import open_catalog, write_table
+from warehouse.tables import catalog_refreshed_at_the_end, open_catalog, write_table
 
 
 def test_a_moved_data_dir_answers_from_its_own_files(
@@ -33,3 +33,24 @@ def test_a_moved_data_dir_answers_from_its_own_files(
     write_table(moved, "signals", pl.DataFrame({"signal_id": ["sig_c"]}))
     with open_catalog(moved) as con:
         assert con.sql("SELECT signal_id FROM signals").fetchall() == [("sig_c",)]
+
+
+def test_a_run_refreshes_the_catalog_once_at_its_end(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+
+    def views() -> set[str]:
+        if not data.catalog.exists():
+            return set()
+        with open_catalog(data) as con:
+            return {name for (name,) in con.sql("SELECT view_name FROM duckdb_views()").fetchall()}
+
+    with pytest.raises(RuntimeError, match="asset failed"), catalog_refreshed_at_the_end(data):
+        write_table(data, "signals", pl.DataFrame({"signal_id": ["sig_a"]}))
+        write_table(data, "units", pl.DataFrame({"unit_id": ["u_a"]}))
+        assert not {"signals", "units"} & views()  # not one refresh per new table
+        raise RuntimeError("asset failed")
+    # at the end, after a failure too, every table written has its view
+    assert {"signals", "units"} <= views()
+    # outside a run, a new table gets its view at once, as before
+    write_table(data, "entities", pl.DataFrame({"entity_id": ["ent:/x"]}))
+    assert "entities" in views()
