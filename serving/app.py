@@ -12,6 +12,7 @@ from functools import partial
 from anyio import CapacityLimiter, to_thread
 from fastapi import FastAPI
 
+from serving.auth import ThrottledLog
 from serving.errors import add_exception_handlers
 from serving.fastpath import FastPath
 from serving.keys import KeyStore
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     app.state.query_embedder = query_embedder
     app.state.keys = KeyStore(data_dir.keys_file)
     app.state.clock = time.time  # the rate-limit windows' clock; tests move it
+    app.state.outage_log = ThrottledLog()  # one line per 30 s while the limiter's storage is down
     # added before add_exception_handlers, so they sit inside its request-id middleware
     app.add_middleware(McpEndpoint)
     if fast_path:

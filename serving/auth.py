@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import hmac
 import logging
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -20,6 +23,30 @@ from serving.keys import KeyStore
 from serving.ratelimit import RateLimiter, RateLimitError
 
 logger = logging.getLogger("aimi.ratelimit")
+
+
+class ThrottledLog:
+    """Logs an outage's error at most once per ``every`` seconds per process, with the number
+    of requests it refused since the last line: while the storage is down every keyed request
+    fails the same way, and a line per request buries the rest of the log."""
+
+    def __init__(self, every: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._last: float | None = None
+        self._quiet = 0
+
+    def error(self, message: str, detail: object) -> None:
+        now = self._clock()
+        with self._lock:
+            if self._last is not None and now - self._last < self.every:
+                self._quiet += 1
+                return
+            quiet, self._quiet, self._last = self._quiet, 0, now
+        more = f" ({quiet} more refused since the last line)" if quiet else ""
+        logger.error("%s: %s%s", message, detail, more)
+
 
 API_KEY_HEADER = "X-API-Key"
 _API_KEY_NAME = API_KEY_HEADER.lower().encode()
@@ -81,7 +108,8 @@ def admit(state: State, scope: Scope, principal: Principal) -> None:
     except RateLimitError as exc:
         # the detail (a storage URL, a file path) is the operator's, logged with any password
         # redacted; the client learns only what it can act on
-        logger.error("rate limiting is unavailable: %s", exc)
+        outage_log: ThrottledLog = state.outage_log
+        outage_log.error("rate limiting is unavailable", exc)
         raise Unavailable(
             "rate limiting is unavailable on the server; retry later", retry_after=5
         ) from None

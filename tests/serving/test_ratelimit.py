@@ -20,6 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from serving.app import create_app
+from serving.auth import ThrottledLog
 from serving.keys import KeyStore
 from serving.ratelimit import (
     FileCounters,
@@ -412,6 +413,37 @@ def test_an_outage_names_no_url_password_or_path_to_the_client(
     assert "unavailable" in down.json()["error"]["message"]
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "s3cret" not in logged and f"redis://:***@127.0.0.1:{free_port_number}/0" in logged
+
+
+def test_an_outage_is_logged_once_per_interval_with_the_refusals_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    log = ThrottledLog(every=30.0, clock=lambda: now[0])
+    with caplog.at_level("ERROR", logger="aimi.ratelimit"):
+        for _ in range(100):  # a burst of keyed requests while the storage is down
+            log.error("rate limiting is unavailable", "storage down")
+        now[0] = 29.0
+        log.error("rate limiting is unavailable", "storage down")
+        now[0] = 30.0
+        log.error("rate limiting is unavailable", "storage down")
+    assert [r.getMessage() for r in caplog.records] == [
+        "rate limiting is unavailable: storage down",
+        "rate limiting is unavailable: storage down (100 more refused since the last line)",
+    ]
+
+
+def test_the_app_logs_an_outage_once_for_a_burst_of_requests(
+    shared_root: Path, free_port_number: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = f"redis://127.0.0.1:{free_port_number}/0"  # nothing listens there
+    settings = make_settings(shared_root).model_copy(update={"rate_limit_storage": url})
+    with caplog.at_level("ERROR", logger="aimi.ratelimit"), TestClient(create_app(settings)) as c:
+        statuses = {
+            c.get("/v1/themes", headers={"X-API-Key": DEV_KEY}).status_code for _ in range(20)
+        }
+    assert statuses == {503}
+    assert len([r for r in caplog.records if "unavailable" in r.getMessage()]) == 1
 
 
 @pytest.fixture
