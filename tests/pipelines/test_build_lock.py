@@ -43,7 +43,14 @@ def test_a_ui_run_waits_for_the_build_that_holds_the_data_dir(tmp_path: Path) ->
     }
     (data.inbox / "batch.jsonl").write_text(json.dumps(record) + "\n")
     seen_while_held: list[bool] = []
-    with dg.DagsterInstance.ephemeral() as instance, HeldElsewhere(data) as build:
+    # SQLite files, not the ephemeral instance's one in-memory connection: the thread below
+    # reads the run's logs while the run writes them (the in-memory one, shared by two threads,
+    # lost its tables under load: "no such table: runs")
+    (tmp_path / "dagster").mkdir()
+    with (
+        dg.DagsterInstance.local_temp(tempdir=str(tmp_path / "dagster")) as instance,
+        HeldElsewhere(data) as build,
+    ):
 
         def finish_the_build() -> None:
             # the run says it waits; only when the build (`aimi build`, elsewhere) is done may
