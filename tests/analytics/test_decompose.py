@@ -427,6 +427,7 @@ def test_snippets_are_short_verbatim_and_honest_for_any_text(text: str, content_
     assert len(accepted) + len(rejected) == len(units)
 
 
+@pytest.mark.slow  # fifteen decompositions on the real model
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.sampled_from(CAPEX_ESSAY.split("\n\n")), min_size=1, max_size=6))
 def test_real_embedder_on_shuffled_paragraphs(minilm: Embedder, paragraphs: list[str]) -> None:

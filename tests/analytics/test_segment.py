@@ -166,6 +166,7 @@ def test_chapters_come_from_the_segment_words(embed: Embedder) -> None:
     assert len({segment.chapter for segment in segments}) == len(segments)
 
 
+@pytest.mark.slow  # a whole episode segmented twice on the real model
 def test_deterministic(embed: Embedder) -> None:
     text, _, duration = synthetic_episode()
     first = segment_transcript(text, embed, duration_s=duration)

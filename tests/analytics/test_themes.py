@@ -396,6 +396,7 @@ def test_empty_input(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     assert_frame_equal(tag_themes(empty, minilm, taxonomy), pl.DataFrame(schema=THEME_TAGS))
 
 
+@pytest.mark.slow  # the real model over the signals three times
 def test_deterministic_and_independent_of_batch(minilm: Embedder, taxonomy: ThemeTaxonomy) -> None:
     frame = _signals(*((title, text) for title, text, _, _ in GOLDEN))
     once = tag_themes(frame, minilm, taxonomy)

@@ -130,6 +130,7 @@ def test_theme_similarities_and_labels_are_unchanged(onnx: Embedder, torch_encod
     assert tagged["value_chain"].list.len().sum() + tagged["market_force"].list.len().sum() > 0
 
 
+@pytest.mark.slow  # MiniLM on both encoders over an episode
 def test_segment_boundaries_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
     transcript, topic_starts, duration = synthetic_episode()
     segments = segment_transcript(transcript, onnx, duration_s=duration)
@@ -167,6 +168,7 @@ def test_each_distinct_text_is_embedded_once(onnx: Embedder) -> None:
     assert calls[-1] == ["three"] and len(small._vectors) == 1
 
 
+@pytest.mark.slow  # a real export
 def test_the_fp32_file_is_exported_when_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -232,6 +234,7 @@ print(json.dumps({"torch": "torch" in sys.modules, "rows": len(vectors)}))
 """
 
 
+@pytest.mark.slow  # an interpreter each, one of them importing torch
 @pytest.mark.parametrize(("encoder", "imports_torch"), [(None, False), ("torch", True)])
 def test_only_the_fallback_imports_torch(
     onnx_cache: Path, encoder: str | None, imports_torch: bool

@@ -94,6 +94,7 @@ def test_rows_are_unit_float32_in_input_order(minilm: MiniLM) -> None:
     np.testing.assert_array_equal(out[0], out[4])
 
 
+@pytest.mark.slow  # the real model over the texts, twice
 def test_deterministic(minilm: MiniLM) -> None:
     first = minilm(VARIED_TEXTS)
     second = minilm(VARIED_TEXTS)
