@@ -234,3 +234,17 @@ def test_the_list_filters_are_declared_in_one_place() -> None:
             if keyword.arg == "pattern"
         }
         assert declared == set(), path
+
+
+# --- timestamps: analytics.records.parse_timestamp --------------------------------------------
+
+
+def test_iso_timestamps_are_parsed_in_one_place() -> None:
+    # a served `published_at` ("…Z") is read back by parse_timestamp, never by a second
+    # `fromisoformat(stamp.replace("Z", …))` of its own (the feeds had one)
+    copies = [
+        f"{path}:{node.lineno}"
+        for path, node in calls_to("fromisoformat")
+        if "replace(" in ast.unparse(node) and "'Z'" in ast.unparse(node)
+    ]
+    assert len(copies) == 1 and copies[0].startswith("analytics/records.py:"), copies
