@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import subprocess
 import sys
 import time
 import urllib.error
@@ -442,6 +443,30 @@ def ping(item: Watchlist, *, timeout: float) -> tuple[str, Attempt]:
         }
     )
     return ping_id, post(item.url, body, secret=item.secret, batch_id=ping_id, timeout=timeout)
+
+
+# delivery runs this process started and does not wait for (kept so none is reported as
+# still running when its handle is collected)
+_started: list[subprocess.Popen[bytes]] = []
+
+
+def start_in_background(data: DataDir) -> subprocess.Popen[bytes] | None:
+    """Start a delivery run in a process of its own that outlives this one (what `aimi build`
+    does after it publishes), its output appended to ``watch/deliver.log``; returns it, or
+    None when the data dir has no watchlists."""
+    store = WatchStore(data)
+    if not store.exists():
+        return None
+    with (store.root / "deliver.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "serving.webhooks", str(data.root)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    _started.append(process)
+    return process
 
 
 def main(argv: list[str]) -> int:

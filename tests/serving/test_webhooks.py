@@ -30,6 +30,7 @@ from serving.webhooks import (
     Policy,
     deliver,
     sign,
+    start_in_background,
     verify_signature,
 )
 from tests.serving.conftest import Corpus, publish
@@ -294,6 +295,21 @@ def test_a_restart_in_the_middle_of_a_delivery_loses_and_duplicates_nothing(
     assert signals == expected and len(set(signals)) == len(signals)
     assert deliver(data, policy=FAST).watchlists[0].attempts == 0
     assert len(receiver.received) == 2
+
+
+def test_a_build_starts_the_deliveries_in_a_process_of_their_own(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    assert start_in_background(data) is None  # no watchlists: nothing started
+    add_watch(fresh_root, receiver.url)
+    publish(fresh_root, corpus.extended)
+    process = start_in_background(data)
+    assert process is not None
+    assert process.wait(120) == 0
+    assert len(receiver.received) == 1
+    assert WatchStore(data).get("news").last_delivery is not None
+    assert '"delivered": 1' in (data.watch_dir / "deliver.log").read_text()
 
 
 def test_watch_commands_check_what_they_are_given(fresh_root: Path, receiver: Receiver) -> None:
