@@ -54,7 +54,9 @@ def export(
     source = ExportSource(LoadedSnapshot.from_opened(opened), opened)
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    with tqdm(total=len(EXPORT_TABLES), desc="export", unit="table", leave=False) as bar:
+    with tqdm(
+        total=len(EXPORT_TABLES), desc="export", unit="table", leave=False, disable=None
+    ) as bar:
         try:
             for item in export_files(source, [fmt], on_table=lambda _: bar.update()):
                 (out / item.name).write_bytes(item.body)
