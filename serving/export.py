@@ -26,7 +26,7 @@ import polars as pl
 
 from analytics.records import parse_timestamp
 from analytics.themes import AXES, THEME_LABELS
-from analytics.trends import MODES
+from analytics.trends import MIN_LABELLED, MODES
 from serving import service
 from serving.store import LoadedSnapshot
 from warehouse.snapshot import OpenedSnapshot
@@ -232,7 +232,10 @@ ENTITIES = ExportTable(
             "share of voice (last 4 weeks), growth streak, last two weeks, source domains",
         ),
         Column("scale", pl.String(), "`Large`, `Medium` or `Small`"),
-        *(Column(name, pl.String(), f"`{name}` label (null below 8 signals)") for name in LABELS),
+        *(
+            Column(name, pl.String(), f"`{name}` label (null below {MIN_LABELLED} signals)")
+            for name in LABELS
+        ),
         Column("notability_reasoning", pl.String(), "the notability points in words"),
         *_mixes(),
         Column(
