@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 from urllib.parse import quote
 
 import polars as pl
@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from analytics.records import parse_timestamp
 from cli.app import app as aimi
-from cli.export import Format as CliFormat
 from serving.app import create_app
 from serving.export import EXPORT_TABLES, FORMATS, ExportError, ExportSource, checked_rows
 from serving.store import LoadedSnapshot
@@ -114,10 +113,6 @@ def read_rows(folder: Path, table: str, fmt: str) -> list[dict[str, Any]]:
 
 def comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_instants(_plain(row), TIMES) for row in rows]
-
-
-def test_the_cli_offers_the_export_formats() -> None:
-    assert get_args(CliFormat) == FORMATS
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
