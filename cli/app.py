@@ -9,6 +9,7 @@ from cli.build import build
 from cli.demo import demo_data
 from cli.encoder import encoder_app
 from cli.entities import entities_app
+from cli.export import export
 from cli.ingest import ingest
 from cli.keys import keys_app
 from cli.mcp import mcp
@@ -17,6 +18,7 @@ from cli.serve import serve
 from cli.site import site_app
 from cli.snapshots import snapshots_app
 from cli.status import status
+from cli.watch import watch_app
 
 app = typer.Typer(
     help="aimi: verified market intelligence about the AI economy.",
@@ -32,6 +34,7 @@ for name, group in (
     ("entities", entities_app),
     ("site", site_app),
     ("snapshots", snapshots_app),
+    ("watch", watch_app),
 ):
     app.add_typer(group, name=name)
 app.command()(status)
@@ -40,6 +43,7 @@ app.command()(build)
 app.command("demo-data")(demo_data)
 app.command()(serve)
 app.command()(mcp)
+app.command()(export)
 
 
 def markdown_help(typer_app: typer.Typer) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import DataDirOption, data_dir_of
+from cli.common import DataDirOption, data_dir_of, echo
 from pipelines.options import (
     AsOfOption,
     DecomposerOption,
@@ -18,6 +18,7 @@ from pipelines.options import (
     check_build,
     run_build,
 )
+from warehouse.paths import DataDir
 
 
 def build(
@@ -45,4 +46,21 @@ def build(
         from demo import DEMO_AS_OF
 
         request = replace(request, as_of=DEMO_AS_OF)
-    raise typer.Exit(run_build(data, request))
+    status = run_build(data, request)
+    if status == 0:
+        _deliver_in_background(data)
+    raise typer.Exit(status)
+
+
+def _deliver_in_background(data: DataDir) -> None:
+    """After a publish, the watchlists' webhook deliveries in a process of their own: a slow or
+    dead endpoint never holds up the build (docs/notifications.md)."""
+    from serving.webhooks import start_in_background
+
+    process = start_in_background(data)
+    if process is not None:
+        echo(
+            f"webhook deliveries started in the background (pid {process.pid}); `aimi watch list` "
+            "shows how they went",
+            err=True,
+        )

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
+from serving.watch import WatchError, WatchStore
 from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
@@ -29,7 +30,24 @@ def status_report(data: DataDir) -> dict[str, Any]:
         "staged_unpublished": _staged_unpublished(data),
         "clock": _clock(data),
         "last_build": _last_build(data),
+        "watchlists": _watchlists(data),
     }
+
+
+def _watchlists(data: DataDir) -> list[dict[str, Any]] | dict[str, str]:
+    """Each watchlist's state and last delivery (``aimi watch``), secrets left out."""
+    try:
+        items = WatchStore(data).list()
+    except WatchError as exc:
+        return {"error": str(exc)}
+    return [
+        {
+            "name": item.name,
+            "state": item.state,
+            "last_delivery": None if item.last_delivery is None else item.last_delivery.to_json(),
+        }
+        for item in items
+    ]
 
 
 def _snapshot(data: DataDir) -> dict[str, Any] | None:
@@ -100,7 +118,23 @@ def render_status(report: dict[str, Any]) -> str:
         )
     lines.append("clock       " + _clock_line(report["clock"]))
     lines.append("last build  " + _build_line(report["last_build"]))
+    watchlists = report["watchlists"]
+    if isinstance(watchlists, dict):
+        lines.append(f"watchlists  unreadable: {watchlists['error']}")
+    for item in watchlists if isinstance(watchlists, list) else []:
+        lines.append(f"watch       {item['name']} ({item['state']}): {_delivery_line(item)}")
     return "\n".join(lines)
+
+
+def _delivery_line(item: dict[str, Any]) -> str:
+    last = item["last_delivery"]
+    if last is None:
+        return "no delivery yet"
+    answer = f"HTTP {last['status']}" if last["status"] is not None else last["error"]
+    return (
+        f"last delivery {last['outcome']} {last['at']}, {last['signals']} signals, "
+        f"attempt {last['attempts']}, {answer}"
+    )
 
 
 def _clock_line(clock: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
 from pipelines.defs.ingest.assets import ingest
 from pipelines.defs.ingest.checks import quarantine_rate_is_low
+from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
 from pipelines.defs.publish.assets import snapshot, static_site
 from pipelines.defs.publish.checks import (
     profiles_agree_with_cards,
@@ -56,15 +57,18 @@ CHECKS = [
     theme_trends_hold,
 ]
 
+# Run after a publish, in their own job: never part of a build or a refresh
+NOTIFY_ASSETS = [webhook_deliveries]
+
 defs = dg.Definitions(
-    assets=ASSETS,
+    assets=[*ASSETS, *NOTIFY_ASSETS],
     # One process per run, as `aimi build` runs: a step in its own process re-imports this
     # module and reloads MiniLM, which made a UI run of the empty graph take minutes instead of
     # seconds; two cores gain nothing from running the few independent steps side by side.
     executor=dg.in_process_executor,
     asset_checks=CHECKS,
-    jobs=[refresh_job],
+    jobs=[refresh_job, deliver_job],
     schedules=[daily_refresh],
-    sensors=[inbox_sensor],
+    sensors=[inbox_sensor, publish_sensor],
     resources={"aimi": AimiResource()},
 )

@@ -1,4 +1,4 @@
-"""The MCP server: eight read-only tools over the same service functions as the /v1 routes
+"""The MCP server: nine read-only tools over the same service functions as the /v1 routes
 (``serving.service``), so a tool fails with the REST error's message and, with ``full=true`` (and
 always for the three single-object tools), returns the object the REST endpoint returns. By
 default the four list tools return a compact projection of it (``COMPACT``), so a page of
@@ -44,12 +44,13 @@ MCP_PATH = "/mcp"
 INSTRUCTIONS = (
     "aimi: verified, source-cited market intelligence about the AI economy. Start with "
     "get_themes or list_entities; search finds verified units with their source; list_signals "
-    "with sort='changed' is the change feed. The list tools (get_themes, list_entities, "
-    "get_trending_entities, list_signals, search) return compact items by default: the ids, "
-    "names, titles, dates and a short text you need to choose what to open next with "
-    "get_theme, get_entity_profile or get_signal, which return whole objects; pass full=true "
-    "to a list tool for every field. Paged tools return next_cursor: pass it back as cursor "
-    "until has_more is false."
+    "with sort='changed' is the change feed; list_changes, called without a cursor, gives "
+    "the cursor to watch from. The list tools (get_themes, list_entities, "
+    "get_trending_entities, list_signals, list_changes, search) return compact items by "
+    "default: the ids, names, titles, dates and a short text you need to choose what to open "
+    "next with get_theme, get_entity_profile or get_signal, which return whole objects; pass "
+    "full=true to a list tool for every field. Paged tools return next_cursor: pass it back "
+    "as cursor until has_more is false."
 )
 
 # Every tool only reads an immutable snapshot: repeating a call changes nothing, and it reaches
@@ -146,6 +147,21 @@ COMPACT: dict[str, Projection] = {
         },
         "has_more": None,
         "next_cursor": None,
+    },
+    "list_changes": {
+        "signals": {
+            "signal_id": None,
+            "title": None,
+            "published_at": None,
+            "content_type": None,
+            "domain": None,
+            "thesis": SHORT_TEXT,
+            "synopsis": SHORT_TEXT,
+            "entities": _ENTITY_REF,
+        },
+        "has_more": None,
+        "next_cursor": None,
+        "snapshot_id": None,
     },
     "search": {
         "results": {
@@ -308,7 +324,8 @@ def _entity_tools(tools: _Tools) -> None:
 
 
 def _signal_tools(tools: _Tools) -> None:
-    """The signal tools: ``list_signals`` (the change feed too), ``get_signal``."""
+    """The signal tools: ``list_signals`` (the change feed too), ``list_changes`` (what
+    changed since a cursor, for watchers), ``get_signal``."""
 
     @tools.tool("list_signals", "List signals, newest first, or the change feed")
     async def list_signals(
@@ -341,6 +358,35 @@ def _signal_tools(tools: _Tools) -> None:
             limit=limit,
         )
         return listed("list_signals", full, body)
+
+    @tools.tool("list_changes", "What changed since a cursor")
+    async def list_changes(
+        cursor: Annotated[
+            str | None,
+            Field(
+                description="`next_cursor` of the last call; none: start watching now (no "
+                "signals, the cursor of the feed's head)."
+            ),
+        ] = None,
+        from_start: Annotated[
+            bool, Field(description="Without a cursor: page from the first change instead.")
+        ] = False,
+        entity: EntityFilter = None,
+        theme: ThemeFilter = None,
+        keyword: Annotated[str | None, filters.KEYWORD.field()] = None,
+        limit: Limit = DEFAULT_LIMIT,
+        full: Full = False,
+    ) -> dict[str, Any]:
+        body = tools.answer(
+            service.list_changes,
+            entity=entity,
+            theme=theme,
+            keyword=keyword,
+            cursor=cursor,
+            from_start=from_start,
+            limit=limit,
+        )
+        return listed("list_changes", full, body)
 
     @tools.tool("get_signal", "One signal with its verified units")
     async def get_signal(

@@ -127,6 +127,15 @@ ABOUT: dict[str, str] = {
         "reappears once, at its new position. A cursor only works with the `sort` that issued it."
     ),
     "get_signal": ("One signal with its verified units."),
+    "list_changes": (
+        "What changed since a cursor, for an agent that watches: the change feed's cards "
+        "(new and reprocessed signals, oldest change first), filtered like `list_signals`. "
+        "Without a cursor it returns no signals and a `next_cursor` at the feed's head: keep "
+        "it and call again later to get only what changed meanwhile (`from_start=true` pages "
+        "from the first change instead). Pass `next_cursor` back until `has_more` is false; "
+        "it is returned on the last page too, and `snapshot_id` names the snapshot answered "
+        "from. Cursors of `list_signals` with `sort=changed` work here, and these there."
+    ),
     "search": (
         "Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by "
         "reciprocal rank with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, "
@@ -374,19 +383,14 @@ def list_signals(
     filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=keyword)
     lower, upper = published_bounds(published_after, published_before, window, snapshot.as_of)
     if sort == "changed":
-        after_seq = decode_changed(cursor).change_seq if cursor else None
         query = SignalQuery(
             content_type=content_type,
             published_from_us=lower,
             published_before_us=upper,
-            after_seq=after_seq,
+            after_seq=decode_changed(cursor).change_seq if cursor else None,
             **filters,
         )
-        feed = snapshot.changed_page(query, limit)
-        cards, has_more = feed.cards, feed.has_more
-        # The feed's cursor is a resume point: returned on the last page too, so a client can
-        # poll forward; null only when nothing changed after the cursor (keep the old one).
-        next_cursor = None if feed.last_seq is None else encode_changed(ChangedKey(feed.last_seq))
+        cards, has_more, next_cursor = _changes(snapshot, query, limit)
     else:
         query = SignalQuery(
             content_type=content_type,
@@ -399,6 +403,47 @@ def list_signals(
         cards, has_more = page.cards, page.has_more
         next_cursor = encode_published(page.last) if page.last is not None else None
     return json_list("signals", cards, extra=(("has_more", has_more), ("next_cursor", next_cursor)))
+
+
+def list_changes(
+    snapshot: LoadedSnapshot,
+    *,
+    entity: str | None = None,
+    theme: str | None = None,
+    keyword: str | None = None,
+    cursor: str | None = None,
+    from_start: bool = False,
+    limit: int = DEFAULT_LIMIT,
+) -> bytes:
+    """The change feed after ``cursor`` (``list_signals`` with ``sort="changed"``) with the
+    snapshot's id; with no cursor (and not ``from_start``) no signals and the cursor of the
+    feed's head, where a watcher starts from."""
+    filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=keyword)
+    if cursor or from_start:
+        after_seq = decode_changed(cursor).change_seq if cursor else None
+        query = SignalQuery(after_seq=after_seq, **filters)
+        cards, has_more, next_cursor = _changes(snapshot, query, limit)
+    else:
+        head = int(snapshot.seq_sorted[-1]) if len(snapshot.seq_sorted) else None
+        cards, has_more = [], False
+        next_cursor = None if head is None else encode_changed(ChangedKey(head))
+    extra = (
+        ("has_more", has_more),
+        ("next_cursor", next_cursor),
+        ("snapshot_id", snapshot.snapshot_id),
+    )
+    return json_list("signals", cards, extra=extra)
+
+
+def _changes(
+    snapshot: LoadedSnapshot, query: SignalQuery, limit: int
+) -> tuple[list[bytes], bool, str | None]:
+    """A page of the change feed: its cards, whether more follow, and its resume point."""
+    feed = snapshot.changed_page(query, limit)
+    # The feed's cursor is a resume point: returned on the last page too, so a client can
+    # poll forward; null only when nothing changed after the cursor (keep the old one).
+    next_cursor = None if feed.last_seq is None else encode_changed(ChangedKey(feed.last_seq))
+    return feed.cards, feed.has_more, next_cursor
 
 
 def get_signal(snapshot: LoadedSnapshot, signal_id: str) -> bytes:

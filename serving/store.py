@@ -245,6 +245,16 @@ class LoadedSnapshot:
     def changed_page(self, query: SignalQuery, limit: int) -> ChangedPage:
         """Up to ``limit`` cards in ``change_seq`` ascending order (the change feed), after
         ``query.after_seq``; filters apply to the signals as they are now."""
+        page, has_more = self.changed_rows(query, limit)
+        return ChangedPage(
+            cards=[self.cards[row] for row in page],
+            has_more=has_more,
+            last_seq=int(self.change_seqs[page[-1]]) if page else None,
+        )
+
+    def changed_rows(self, query: SignalQuery, limit: int) -> tuple[list[int], bool]:
+        """The rows of ``changed_page`` (up to ``limit``, in ``change_seq`` order), and whether
+        more follow: what the change feed and the watchlists' deliveries both read."""
         start = 0
         if query.after_seq is not None:
             start = int(np.searchsorted(self.seq_sorted, query.after_seq, side="right"))
@@ -278,13 +288,7 @@ class LoadedSnapshot:
                     )
             picked.extend(rows[: limit + 1 - len(picked)].tolist())
             position += chunk
-        has_more = len(picked) > limit
-        page = picked[:limit]
-        return ChangedPage(
-            cards=[self.cards[row] for row in page],
-            has_more=has_more,
-            last_seq=int(self.change_seqs[page[-1]]) if page else None,
-        )
+        return picked[:limit], len(picked) > limit
 
 
 @dataclass(frozen=True)

@@ -234,3 +234,19 @@ def test_the_list_filters_are_declared_in_one_place() -> None:
             if keyword.arg == "pattern"
         }
         assert declared == set(), path
+
+
+# --- timestamps: analytics.records.parse_timestamp --------------------------------------------
+
+
+def test_iso_timestamps_are_parsed_in_one_place() -> None:
+    # a served `published_at` ("…Z") is read back by parse_timestamp, never by a second
+    # `fromisoformat(stamp.replace("Z", …))` of its own (the feeds had one). The demo
+    # generator is left out: it imports only the standard library, by its own test's rule.
+    packages = tuple(package for package in PACKAGES if package != "demo")
+    copies = [
+        f"{path}:{node.lineno}"
+        for path, node in calls_to("fromisoformat", *packages)
+        if "replace(" in ast.unparse(node) and "'Z'" in ast.unparse(node)
+    ]
+    assert len(copies) == 1 and copies[0].startswith("analytics/records.py:"), copies

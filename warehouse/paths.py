@@ -71,6 +71,11 @@ class DataDir:
         return self.root / "keys.json"
 
     @property
+    def watch_dir(self) -> Path:
+        """Watchlists, their delivery state, outbox and log (``aimi watch``)."""
+        return self.root / "watch"
+
+    @property
     def build_lock(self) -> Path:
         """Held by whatever materializes and publishes (`aimi build`, an admin refresh)."""
         return self.root / "build.lock"

@@ -152,6 +152,12 @@ class Settings(BaseSettings):
     # the source kinds the LLM decomposes when a build chooses it (comma-separated, e.g.
     # "podcast,essay"); unset: every kind. The others keep the deterministic extractor.
     llm_kinds: Annotated[tuple[str, ...], NoDecode] = ()
+    # Webhook deliveries (docs/notifications.md): attempts per batch, the first backoff
+    # (doubled after each failure), the request timeout, the most signals in one batch
+    webhook_attempts: int = Field(default=5, ge=1)
+    webhook_backoff_seconds: float = Field(default=2.0, ge=0)
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    webhook_max_batch: int = Field(default=500, ge=1)
 
     @field_validator("as_of", mode="before")
     @classmethod

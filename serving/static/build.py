@@ -11,6 +11,16 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from serving.export import (
+    EXPORT_DIR,
+    FORMATS,
+    INDEX_FILE,
+    README_FILE,
+    ExportSource,
+    export_files,
+    index_body,
+    readme,
+)
 from serving.static.paths import SITE_DIR
 from serving.static.reuse import PreviousSite, SiteWriter
 from serving.static.site import render_site
@@ -34,6 +44,9 @@ class StaticReport:
     json_files: int
     feeds: int
     feeds_seconds: float
+    export_files: int
+    export_bytes: int
+    export_seconds: float
     files: int
     bytes: int
     seconds: float
@@ -67,6 +80,8 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
     writer = SiteWriter(site, reused)
     json_files = write_tree(snapshot, writer)
     rendered = render_site(snapshot, opened, writer)
+    exported = time.perf_counter()
+    export_count, export_bytes = write_export(ExportSource(snapshot, opened), writer)
     indexed = time.perf_counter()
     pagefind_key = writer.pagefind_key()
     pagefind_reused = writer.link_pagefind(pagefind_key)
@@ -84,6 +99,9 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
         json_files=json_files,
         feeds=rendered.feeds,
         feeds_seconds=rendered.feeds_seconds,
+        export_files=export_count,
+        export_bytes=export_bytes,
+        export_seconds=round(indexed - exported, 2),
         files=len(sizes),
         bytes=sum(sizes),
         seconds=round(done - started, 2),
@@ -93,6 +111,19 @@ def write_static(folder: Path, previous: Path | None = None) -> StaticReport:
         pagefind_reused=pagefind_reused,
         previous=reused.root.parent.name if reused is not None else None,
     )
+
+
+def write_export(source: ExportSource, writer: SiteWriter) -> tuple[int, int]:
+    """``export/``: every served table in every format, its README and ``index.json`` (each
+    file's rows, bytes and SHA-256), through ``writer`` (a table whose bytes did not change is
+    linked). Returns how many table files there are and their bytes."""
+    files = []
+    for item in export_files(source, FORMATS):
+        writer.put(f"{EXPORT_DIR}/{item.name}", item.body)
+        files.append(item)
+    writer.put(f"{EXPORT_DIR}/{README_FILE}", readme())
+    writer.put(f"{EXPORT_DIR}/{INDEX_FILE}", index_body(source, files))
+    return len(files), sum(len(item.body) for item in files)
 
 
 def run_pagefind(site: Path) -> None:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from analytics.records import parse_timestamp
 from serving.static.paths import encode_segment
 
 FEEDS_DIR = "feeds"
@@ -52,10 +53,6 @@ class Feed:
 
 def _time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
 def _relative(from_path: str, to_path: str) -> str:
@@ -100,7 +97,7 @@ def render_feed(
     newest = _EPOCH
     for signal in signals:
         signal_id = signal["signal_id"]
-        updated = changed_at.get(signal_id) or _parse(signal["published_at"])
+        updated = changed_at.get(signal_id) or parse_timestamp(signal["published_at"])
         newest = max(newest, updated)
         categories = "".join(
             f"<category term={quoteattr(label)} scheme={quoteattr('urn:aimi:theme:' + axis)}/>"
@@ -118,7 +115,7 @@ def render_feed(
             f"<id>urn:aimi:signal:{escape(signal_id)}</id>"
             f"<title>{escape(signal['title'])}</title>"
             f"<updated>{_time(updated)}</updated>"
-            f"<published>{_time(_parse(signal['published_at']))}</published>"
+            f"<published>{_time(parse_timestamp(signal['published_at']))}</published>"
             f"<author><name>{escape(signal['domain'])}</name></author>"
             f'<link rel="alternate" type="text/html" href={quoteattr(signal["url"])}/>'
             f"{related}{categories}"

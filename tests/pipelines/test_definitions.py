@@ -28,10 +28,19 @@ TABLES = set(TABLE_NAMES) - {"change_state"}
 def test_definitions_load_with_every_stage() -> None:
     repo = defs.get_repository_def()
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
-    # every warehouse table is an asset, besides the snapshot and its static site
-    assert keys == {*TABLES, "snapshot", "static_site"}
+    # every warehouse table is an asset, besides the snapshot, its static site and the
+    # webhook deliveries that follow a publish
+    assert keys == {*TABLES, "snapshot", "static_site", "webhook_deliveries"}
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
-    assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish"}
+    assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish", "notify"}
+    # the deliveries run in their own job, never inside a build or a refresh
+    refresh = {
+        key.to_user_string() for key in repo.get_job("refresh").asset_layer.executable_asset_keys
+    }
+    assert "webhook_deliveries" not in refresh and "static_site" in refresh
+    assert repo.get_job("deliver_webhooks").asset_layer.executable_asset_keys == {
+        dg.AssetKey("webhook_deliveries")
+    }
     for key in keys:
         node = repo.asset_graph.get(dg.AssetKey(key))
         assert node.description, key

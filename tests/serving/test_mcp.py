@@ -38,6 +38,7 @@ TOOLS = {
     "get_trending_entities",
     "search",
     "list_signals",
+    "list_changes",
     "get_signal",
 }
 
@@ -74,7 +75,7 @@ def _object(result: CallToolResult) -> Any:
     return result.structured_content
 
 
-def test_the_eight_tools_are_read_only_and_documented(
+def test_the_nine_tools_are_read_only_and_documented(
     store: SnapshotStore, embedder: QueryEmbedder
 ) -> None:
     async def body(client: Client) -> None:
@@ -234,6 +235,12 @@ def test_list_tools_are_compact_unless_asked_for_everything(
             "signals",
             {"id": "signal_id", "name": "title", "date": "published_at"},
         ),
+        (
+            "list_changes",
+            {"from_start": True, "limit": 50},
+            "signals",
+            {"id": "signal_id", "name": "title", "date": "published_at"},
+        ),
         ("search", {"q": "data center funding", "limit": 25}, "results", {}),
     ]
 
@@ -264,6 +271,49 @@ def test_list_tools_are_compact_unless_asked_for_everything(
         assert ratios["get_trending_entities"] < 0.3
         assert ratios["list_signals"] < 0.75
         assert ratios["search"] < 0.7
+
+    with_client(store, embedder, body)
+
+
+def test_list_changes_gives_a_watcher_what_changed_since_its_cursor(
+    store: SnapshotStore, embedder: QueryEmbedder, rest: TestClient
+) -> None:
+    """An agent starts watching with no cursor (no signals, the cursor of the feed's head),
+    then calls again with the cursor it kept; from any cursor the tool answers what the REST
+    change feed answers, with the snapshot's id."""
+    snapshot_id = rest.get("/v1/health").json()["snapshot"]["id"]
+    first = rest.get("/v1/signals", params={"sort": "changed", "limit": 50}).json()
+    middle = first["next_cursor"]
+
+    async def body(client: Client) -> None:
+        start = _object(await client.call_tool("list_changes", {}))
+        assert start["signals"] == [] and start["has_more"] is False
+        assert start["snapshot_id"] == snapshot_id
+        # the head: nothing changed after it, on the REST feed either
+        after = rest.get("/v1/signals", params={"sort": "changed", "cursor": start["next_cursor"]})
+        assert after.json()["signals"] == [] and after.json()["next_cursor"] is None
+        # from a cursor: the REST feed's page, whole with full=true
+        since = _object(
+            await client.call_tool("list_changes", {"cursor": middle, "limit": 50, "full": True})
+        )
+        page = rest.get(
+            "/v1/signals", params={"sort": "changed", "cursor": middle, "limit": 50}
+        ).json()
+        assert since == {**page, "snapshot_id": snapshot_id}
+        assert since["signals"]
+        # from the start, filtered like the feed
+        theme = "Regulatory & Legal"
+        from_start = _object(
+            await client.call_tool(
+                "list_changes", {"from_start": True, "theme": theme, "limit": 10, "full": True}
+            )
+        )
+        filtered = rest.get(
+            "/v1/signals", params={"sort": "changed", "theme": theme, "limit": 10}
+        ).json()
+        assert from_start == {**filtered, "snapshot_id": snapshot_id}
+        unknown = await client.call_tool("list_changes", {"entity": "Nobody At All"})
+        assert unknown.is_error and "not_found (404)" in str(unknown.content)
 
     with_client(store, embedder, body)
 

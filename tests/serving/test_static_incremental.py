@@ -182,10 +182,11 @@ def builds(demo_snapshot: OpenedSnapshot, tmp_path_factory: pytest.TempPathFacto
 def test_a_build_with_no_data_change_links_every_file_but_the_overview(builds: Builds) -> None:
     same = builds.same
     assert same.files == sorted(site_files(builds.full.path))
-    assert same.fresh == {"index.html"}  # it names the snapshot and its build time
+    # the overview and the export's index name the snapshot and its build time
+    assert same.fresh == {"index.html", "export/index.json"}
     report = same.report
     assert report.rendered_pages == 1 and report.pagefind_reused
-    assert report.linked_files == len(same.files) - 1
+    assert report.linked_files == len(same.files) - 2
     assert report.previous == builds.full.snapshot_id
 
 
@@ -208,6 +209,10 @@ def test_a_changed_entity_and_signal_are_written_afresh_and_the_rest_linked(
     assert changed.report.rendered_pages < len(pages) / 2  # most were linked, not rendered
     json_files = {path for path in changed.files if path.startswith("json/")}
     assert len(changed.fresh & json_files) == 2  # the entity's and the signal's
+    # the exported tables that hold the edited profile are written again, the others linked
+    for fmt in ("parquet", "csv", "jsonl"):
+        assert f"export/entities.{fmt}" in changed.fresh
+        assert f"export/themes.{fmt}" not in changed.fresh
 
 
 def test_the_incremental_site_is_byte_for_byte_a_full_render(builds: Builds) -> None:

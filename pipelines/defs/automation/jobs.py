@@ -18,7 +18,8 @@ from warehouse.snapshot import current_snapshot_id
 
 refresh_job = dg.define_asset_job(
     "refresh",
-    selection=dg.AssetSelection.all(),
+    # everything but the webhook deliveries, which run after a publish in their own job
+    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("notify"),
     description="Ingest the inbox, re-derive what changed, recompute trends, publish a snapshot.",
 )
 

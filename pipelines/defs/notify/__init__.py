@@ -1,0 +1,1 @@
+"""The notify group: webhook deliveries after each publish."""

@@ -1,0 +1,80 @@
+"""The notify group: ``publish_sensor`` starts ``deliver_webhooks`` once per new snapshot when
+watchlists exist, and ``webhook_deliveries`` delivers in a child interpreter and shows each
+watchlist's outcome in its metadata. The receiver is a real HTTP server on this machine."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.defs.notify.assets import publish_sensor, webhook_deliveries
+from pipelines.resources import AimiResource
+from serving.watch import Watchlist, WatchStore, now_text
+from tests.serving.conftest import EXTRA_RECORDS, RECORDS, build_tables, publish
+from warehouse.paths import DataDir
+from warehouse.snapshot import current_snapshot_id
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, list[bytes]]]:
+    received: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook", received
+    server.shutdown()
+    server.server_close()
+
+
+def evaluate(aimi: AimiResource, cursor: str | None) -> dg.SensorResult | dg.SkipReason:
+    with dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi}) as context:
+        result = publish_sensor(context)
+    assert isinstance(result, dg.SensorResult | dg.SkipReason)
+    return result
+
+
+def test_each_new_snapshot_starts_one_delivery_run_that_reports_per_watchlist(
+    tmp_path: Path, receiver: tuple[str, list[bytes]]
+) -> None:
+    url, received = receiver
+    data = DataDir(tmp_path / "data")
+    aimi = AimiResource(data_dir=str(data.root))
+    assert isinstance(evaluate(aimi, None), dg.SkipReason)  # nothing published yet
+    publish(data.root, build_tables(RECORDS))
+    first = current_snapshot_id(data)
+    quiet = evaluate(aimi, None)
+    assert isinstance(quiet, dg.SensorResult) and not quiet.run_requests  # no watchlists
+    assert quiet.cursor == first
+    WatchStore(data).add(Watchlist(name="all", url=url, secret="s", created_at=now_text()))
+    assert isinstance(evaluate(aimi, first), dg.SkipReason)  # the same snapshot again
+    publish(data.root, build_tables(RECORDS + EXTRA_RECORDS))
+    second = current_snapshot_id(data)
+    started = evaluate(aimi, first)
+    assert isinstance(started, dg.SensorResult) and started.cursor == second
+    [request] = started.run_requests or []
+    assert request.run_key == f"deliver-{second}"
+
+    result = dg.materialize([webhook_deliveries], resources={"aimi": aimi})
+    [event] = result.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    assert metadata["batches"] == dg.IntMetadataValue(1)  # from the start: every signal
+    assert metadata["signals"] == dg.IntMetadataValue(len(RECORDS + EXTRA_RECORDS))
+    assert metadata["dead"] == dg.IntMetadataValue(0)
+    assert metadata["snapshot_id"] == dg.TextMetadataValue(second or "")
+    assert isinstance(metadata["watchlists"], dg.TableMetadataValue)
+    assert len(received) == 1
