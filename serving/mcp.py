@@ -365,7 +365,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
             Field(
                 min_length=1,
                 max_length=service.MAX_QUERY_CHARS,
-                description="Natural-language query.",
+                description='Natural-language query; "words in double quotes" are a phrase.',
             ),
         ] = None,
         similar_to: Annotated[
