@@ -459,7 +459,7 @@ class SearchIndex:
 
         query = tantivy.Query.boolean_query(
             [
-                (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT, TITLE)))
+                (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT,)))
                 for p in phrases
             ]
         )
@@ -477,7 +477,8 @@ class SearchIndex:
     def source_leg(
         self, text: str, filters: SearchFilters, depth: int, mask: BoolArray | None = None
     ) -> list[int]:
-        """Signals by BM25 over their title and complete text (the query's phrases required),
+        """Signals by BM25 over their title and complete text, one field (the query's phrases
+        required),
         at most ``depth``, each as its allowed unit nearest the best-matching passage."""
         import tantivy
 
@@ -486,12 +487,11 @@ class SearchIndex:
         if not terms and not phrases:
             return []
         clauses = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(self.source_schema, name, term))
+            (tantivy.Occur.Should, tantivy.Query.term_query(self.source_schema, TEXT, term))
             for term in terms
-            for name in (TEXT, TITLE)
         ]
         clauses += [
-            (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT, TITLE)))
+            (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT,)))
             for p in phrases
         ]
         if filters.any():

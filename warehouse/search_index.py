@@ -93,14 +93,14 @@ def lexical_schema() -> Any:
 
 
 def sources_schema() -> Any:
-    """One document per signal: its key, title and complete text, and the filter fields of the
-    unit index (role and entity: the union over the signal's units)."""
+    """One document per signal: its key, its title and complete text as one field (plain BM25
+    over the document: a second title field outweighed the text's words, docs/quality.md), and
+    the filter fields of the unit index (role and entity: the union over the signal's units)."""
     import tantivy
 
     builder = tantivy.SchemaBuilder()
     builder.add_unsigned_field(SOURCE, stored=False, indexed=True, fast=True)
     builder.add_text_field(TEXT, stored=False, tokenizer_name=TOKENIZER)
-    builder.add_text_field(TITLE, stored=False, tokenizer_name=TOKENIZER)
     for name in (ROLE, CONTENT_TYPE, ENTITY, THEME):
         builder.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field(PUBLISHED, stored=False, indexed=True, fast=True)
@@ -333,8 +333,7 @@ def _write_sources(folder: Path, units: pl.DataFrame, whole: SourceTexts) -> int
     ):
         doc = tantivy.Document()
         doc.add_unsigned(SOURCE, key)
-        doc.add_text(TEXT, text)
-        doc.add_text(TITLE, title)
+        doc.add_text(TEXT, f"{title}\n{text}")
         for role in roles:
             doc.add_text(ROLE, role)
         doc.add_text(CONTENT_TYPE, content_type)
