@@ -14,13 +14,17 @@ exhausted, so a selective filter never returns fewer hits than exist. The title-
 signals whose title the query nearly is (a reader searching for a post by its title) and ranks
 all their allowed units at the signal's rank.
 
-The source leg (issue 30) ranks whole signals by BM25 over their title and *complete* text, so a
-source is found by words no unit carries (half a title, a line from the middle of a post). Each
-source it ranks is served as one verified unit, the allowed unit nearest the source's
-best-matching passage (a window of the text, by BM25), by the units' character spans; the
-central statement's span stands in when no passage matched (a match in the title). A query's
-parts in double quotes are phrases: only signals whose title or text holds every phrase are
-searched (in every leg), and the passage holding the phrase locates the unit.
+The source legs (issue 30) find a signal by words no unit carries (half a title, a line from
+the middle of a post): signals whose title holds every term of the query, and signals with one
+passage of their *complete* text (a window of 16 words) holding every term. They speak only
+when the query's terms together name at most ``CONTAINED_MAX_SOURCES`` signals — then the
+reader is after one of them; a topic's words name many — and then their best
+``CONTAINED_TOP`` signals each lift one verified unit to at least a floor score (the unit's
+fused score when higher), high enough for the first page, not above what the unit legs agree
+on. The unit lifted is the allowed unit nearest the matching passage, by the units' character
+spans (for a title, the passage best matching the query's terms; the central statement's span
+when none does). A query's parts in double quotes are phrases: only signals whose title or
+text holds every phrase are searched (in every leg).
 
 Units with the same normalized text (``analytics.copies``) are one hit: shown as the
 earliest-published copy the filters allow, ranked by the best-scoring copy; the other copies
@@ -67,10 +71,18 @@ from warehouse.snapshot import OpenedSnapshot, SnapshotError
 
 RRF_K = 60
 MIN_DEPTH = 100
-# Each leg's weight in the fused score, w / (RRF_K + rank) (docs/quality.md, "Whole sources":
-# chosen on the partial-query sets' choosing half, checked on the held-out half and the
-# known-item and topical sets).
-LEG_WEIGHTS = {"lexical": 1.0, "dense": 1.0, "title": 1.0, "source": 2.0}
+# Each leg's weight in the fused score, w / (RRF_K + rank).
+LEG_WEIGHTS = {"lexical": 1.0, "dense": 1.0, "title": 1.0}
+# The source legs (docs/quality.md, "Whole sources": chosen on the partial-query sets' choosing
+# half, checked on the held-out half and the known-item and topical sets): when the query's
+# terms all occur in the titles of at most CONTAINED_MAX_SOURCES signals (or all in one passage
+# of at most that many signals' texts), the best CONTAINED_TOP of them (by BM25 over titles,
+# or over passages) each score at least floor / (RRF_K + rank). A title floor of 1.7 puts the
+# first such unit where one ranked about 12th by both unit legs would be; a passage's 1.5,
+# about 21st.
+CONTAINED_MAX_SOURCES = 10
+CONTAINED_TOP = 3
+CONTAINED_FLOORS = {"title": 1.7, "passage": 1.5}
 # The central statement: the unit that stands for a source matched by its title alone.
 CENTRAL_ROLES = ("thesis", "synopsis")
 # A phrase: what a query holds between double quotes.
@@ -144,6 +156,8 @@ class SearchRequest:
     diversity_cap: int = 2
     recency_boost: float = 0.0
     legs: tuple[str, ...] = ("lexical", "dense", "title", "source")  # for evaluation: fewer legs
+    # for evaluation: the source legs' floors (None: CONTAINED_FLOORS)
+    floors: tuple[float, float] | None = None
 
 
 def quoted_phrases(text: str) -> list[list[str]]:
@@ -243,7 +257,6 @@ class SearchIndex:
         self.central = np.logical_or.reduce(
             [self.role_masks.get(role, none) for role in CENTRAL_ROLES]
         )
-        self.leg_weights = dict(LEG_WEIGHTS)
 
     def row_of(self, unit_id: str) -> int | None:
         """The row holding ``unit_id``, or None when no row does."""
@@ -309,12 +322,11 @@ class SearchIndex:
                 mask[rows_of[value]] = True
         return mask
 
-    def _filter_clauses(self, filters: SearchFilters, schema: Any = None) -> list[Any]:
-        """One clause per filter, each scoring 0: a filter decides membership, never rank. The
-        unit index's schema unless ``schema`` (the source index's: the same filter fields)."""
+    def _filter_clauses(self, filters: SearchFilters) -> list[Any]:
+        """One clause per filter, each scoring 0: a filter decides membership, never rank."""
         import tantivy
 
-        schema = self.schema if schema is None else schema
+        schema = self.schema
         clauses = []
 
         def term(name: str, value: str) -> Any:
@@ -474,48 +486,67 @@ class SearchIndex:
         rows = self.signal_rows(int(self.signal_code[key]))
         return rows if mask is None else rows[mask[rows]]
 
-    def source_leg(
-        self, text: str, filters: SearchFilters, depth: int, mask: BoolArray | None = None
-    ) -> list[int]:
-        """Signals by BM25 over their title and complete text, one field (the query's phrases
-        required),
-        at most ``depth``, each as its allowed unit nearest the best-matching passage."""
+    def contained_legs(self, text: str, mask: BoolArray | None) -> tuple[list[int], list[int]]:
+        """The source legs: rows lifted for signals whose title holds every term of the query,
+        and for signals with one passage holding them all — each at most ``CONTAINED_TOP``, in
+        BM25 order, one allowed row per signal; empty when more than ``CONTAINED_MAX_SOURCES``
+        signals (allowed or not) match, or the query has no terms."""
+        terms = query_terms(text)
+        if not terms:
+            return [], []
+        by_title = self._title_holders(terms)
+        passages = self._passage_holders(terms)
+        titled = [key for key in by_title if len(self._allowed_rows(key, mask))]
+        titled = titled[:CONTAINED_TOP]
+        located = self._locate(titled, terms, quoted_phrases(text), mask)
+        in_passage: list[int] = []
+        for key, span in passages:
+            allowed = self._allowed_rows(key, mask)
+            if len(allowed) and len(in_passage) < CONTAINED_TOP:
+                in_passage.append(self._nearest(key, allowed, span))
+        return located, in_passage
+
+    def _title_holders(self, terms: list[str]) -> list[int]:
+        """Keys of the signals whose title holds every term, by BM25; none when more than
+        ``CONTAINED_MAX_SOURCES`` do."""
         import tantivy
 
-        terms = query_terms(text)
-        phrases = quoted_phrases(text)
-        if not terms and not phrases:
+        if self.title_searcher is None:
             return []
-        clauses = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(self.source_schema, TEXT, term))
-            for term in terms
-        ]
-        clauses += [
-            (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT,)))
-            for p in phrases
-        ]
-        if filters.any():
-            if mask is None:
-                mask = self.mask(filters)
-            clauses += [
-                (tantivy.Occur.Must, clause)
-                for clause in self._filter_clauses(filters, self.source_schema)
-            ]
-        query = tantivy.Query.boolean_query(clauses)
-        wanted = depth
+        schema = self.titles.schema
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(schema, TITLE, t)) for t in terms]
+        )
+        result = self.title_searcher.search(query, CONTAINED_MAX_SOURCES + 1, count=False)
+        if len(result.hits) > CONTAINED_MAX_SOURCES:
+            return []
+        rows = self.title_searcher.fast_field_values(ROW, [a for _s, a in result.hits])
+        return [int(row) for row in rows]
+
+    def _passage_holders(self, terms: list[str]) -> list[tuple[int, tuple[int, int]]]:
+        """The signals with a passage holding every term, best passage first (BM25), each with
+        that passage's span; none when more than ``CONTAINED_MAX_SOURCES`` signals do."""
+        import tantivy
+
+        schema = self.passage_schema
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(schema, TEXT, t)) for t in terms]
+        )
+        limit = 8 * (CONTAINED_MAX_SOURCES + 1)
         while True:
-            hits = self.source_searcher.search(query, wanted, count=False).hits
-            keys = [
-                int(key)
-                for key in self.source_searcher.fast_field_values(SOURCE, [a for _s, a in hits])
-            ]
-            # a signal's role and entity fields are its units' union: one may pass the clauses
-            # with no unit that passes the filters together
-            kept = [k for k in keys if mask is None or len(self._allowed_rows(k, mask))]
-            if len(kept) >= depth or len(keys) < wanted:
-                break
-            wanted *= 4
-        return self._locate(kept[:depth], terms, phrases, mask)
+            hits = self.passage_searcher.search(query, limit, count=False).hits
+            addresses = [address for _score, address in hits]
+            keys = self.passage_searcher.fast_field_values(SOURCE, addresses)
+            starts = self.passage_searcher.fast_field_values(START, addresses)
+            ends = self.passage_searcher.fast_field_values(END, addresses)
+            best: dict[int, tuple[int, int]] = {}
+            for key, start, end in zip(keys, starts, ends, strict=True):
+                best.setdefault(int(key), (int(start), int(end)))
+            if len(best) > CONTAINED_MAX_SOURCES:
+                return []
+            if len(hits) < limit:  # every matching passage seen
+                return list(best.items())
+            limit *= 8
 
     def _locate(
         self, keys: list[int], terms: list[str], phrases: list[list[str]], mask: BoolArray | None
@@ -681,6 +712,7 @@ class SearchIndex:
         mask = self.mask(filters)
         allowed = self.size if mask is None else int(np.count_nonzero(mask))
         depth = max(MIN_DEPTH, 2 * request.limit)
+        contained: tuple[list[int], list[int]] | None = None
         while True:
             scores: dict[int, float] = {}
             exhausted = True
@@ -689,24 +721,35 @@ class SearchIndex:
                 scores = dict(zip(rows, sims, strict=True))
                 exhausted = len(rows) < depth
             else:
-                text, weights = request.query_text, self.leg_weights
+                text = request.query_text
                 legs: list[tuple[list[int], float]] = []
                 if "lexical" in request.legs:
-                    legs.append((self.lexical_leg(text, filters, depth, mask), weights["lexical"]))
+                    legs.append(
+                        (self.lexical_leg(text, filters, depth, mask), LEG_WEIGHTS["lexical"])
+                    )
                 if "dense" in request.legs:
                     legs.append(
-                        (self.dense_leg(request.query_vector, mask, depth)[0], weights["dense"])
+                        (self.dense_leg(request.query_vector, mask, depth)[0], LEG_WEIGHTS["dense"])
                     )
-                if "source" in request.legs:
-                    legs.append((self.source_leg(text, filters, depth, mask), weights["source"]))
                 for ranked, weight in legs:
                     exhausted &= len(ranked) < depth
                     for rank, row in enumerate(ranked, start=1):
                         scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
-                if "title" in request.legs:  # complete at any depth: it never grows it
-                    weight = weights["title"]
+                # complete at any depth: these legs never grow it
+                if "title" in request.legs:
+                    weight = LEG_WEIGHTS["title"]
                     for row, rank in self.title_leg(text, mask).items():
                         scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
+                if "source" in request.legs:
+                    if contained is None:
+                        contained = self.contained_legs(text, mask)
+                    floors = request.floors or (
+                        CONTAINED_FLOORS["title"],
+                        CONTAINED_FLOORS["passage"],
+                    )
+                    for ranked, floor in zip(contained, floors, strict=True):
+                        for rank, row in enumerate(ranked, start=1):
+                            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank))
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits

@@ -1,11 +1,11 @@
 """Whole-source search (issue 30), measured: what a reader types when they remember *part* of a
 post — its exact title, the first half of the title, 60 % of the title's content words, six
 consecutive words from the middle of its text — against the executor with and without the
-source leg, at several fusion weights, and against two peers over the same sources, in one run.
+source legs, at several floors, and against two peers over the same sources, in one run.
 The known-item and topical sets of ``run.py`` are scored in the same run.
 
 Usage: .venv/bin/python bench/search_quality/sources.py [DATA_DIR] [--draw] [--cache DIR]
-       [--weights 0.5,1,2,3] [--per-query FILE] [--embed-only]
+       [--floors 1.5:1.5,1.7:1.5,2:2] [--per-query FILE] [--embed-only]
 
 MiniLM over the queries and the sources is cached in ``--cache`` (about half an hour for 11k
 AINews sources on a busy 2-core machine; ``--embed-only`` does just that).
@@ -14,19 +14,20 @@ DATA_DIR (default /tmp/ainews-full) must hold a current snapshot and the warehou
 table it was built from (each signal's complete text: the snapshot serves units, not texts).
 
 - Sets (``partial_queries.json``, ids and recipes only: the corpus may not be redistributed):
-  two disjoint seeded samples of served signals, ``choose`` (weights are chosen on it) and
+  two disjoint seeded samples of served signals, ``choose`` (the floors are chosen on it) and
   ``held-out`` (looked at after the choice). Eligible: a title of ≥ 4 words with ≥ 3 content
   words, unique among the served titles (case-folded), and a text of ≥ 24 words. ``--draw``
   redraws both from their seeds and rewrites the ids. Every query is rebuilt from the
   snapshot's title and the warehouse's text by the recipes below (``queries``).
 - Relevant: the signal. Our systems hit when any of its units is in the top 10 (the API
   defaults: limit 10, diversity cap 2, copies collapsed); the peers when the signal is.
-- Systems: ``today`` the executor before the source leg (unit BM25 with the title field, MiniLM
-  over units, title match); ``source xW`` the executor with the source leg at weight W (the
-  other legs at 1); ``source alone`` the source leg by itself; ``BM25/source`` plain BM25 over
-  "title + text" per signal in tantivy (one field, the index's ``en_stem`` analyzer, the
-  query's terms OR-ed, stop words dropped); ``BM25+MiniLM/source`` that and MiniLM cosine over
-  "title. text" per signal, fused by RRF (k = 60, depth 100).
+- Systems: ``today`` the executor before the source legs (unit BM25 with the title field,
+  MiniLM over units, title match); ``source T/P`` the executor with the source legs at title
+  floor T and passage floor P (``serving.search.CONTAINED_FLOORS`` ships one pair); ``source
+  legs alone`` those legs by themselves; ``BM25/source`` plain BM25 over "title + text" per
+  signal in tantivy (one field, the index's ``en_stem`` analyzer, the query's terms OR-ed, stop
+  words dropped); ``BM25+MiniLM/source`` that and MiniLM cosine over "title. text" per signal,
+  fused by RRF (k = 60, depth 100).
 - Intervals: 95 % percentile bootstrap (10,000 resamples, seeded) of each mean, and of the
   paired difference to ``BM25/source`` on the partial sets.
 """
@@ -75,6 +76,8 @@ PARTIAL = Path(__file__).resolve().parent / "partial_queries.json"
 DEFAULT_DATA_DIR = "/tmp/ainews-full"
 DEFAULT_CACHE = "/tmp/aimi-sources-bench"
 DEPTH = 100
+# a system: its legs and the source legs' floors (title, passage; None: the shipped ones)
+Variant = tuple[tuple[str, ...], tuple[float, float] | None]
 RESAMPLES = 10_000
 KINDS = {
     "exact": "the exact title",
@@ -209,24 +212,26 @@ class Peers:
 # -- our executor --------------------------------------------------------------------------
 
 
-def variants(weights: Sequence[float]) -> dict[str, tuple[tuple[str, ...], float]]:
-    out: dict[str, tuple[tuple[str, ...], float]] = {"today": (("lexical", "dense", "title"), 0.0)}
-    for weight in weights:
-        out[f"source x{weight:g}"] = (("lexical", "dense", "title", "source"), weight)
-    out["source alone"] = (("source",), 1.0)
+def variants(floors: Sequence[tuple[float, float]]) -> dict[str, Variant]:
+    out: dict[str, Variant] = {"today": (("lexical", "dense", "title"), None)}
+    for title, passage in floors:
+        out[f"source {title:g}/{passage:g}"] = (
+            ("lexical", "dense", "title", "source"),
+            (title, passage),
+        )
+    out["source legs alone"] = (("source",), None)
     return out
 
 
 def ranked_units(
     index: SearchIndex,
     legs: tuple[str, ...],
-    source_weight: float,
+    floors: tuple[float, float] | None,
     query: str,
     vector: np.ndarray,
     limit: int = K,
 ) -> tuple[list[int], float]:
     """Rows of the top ``limit`` and the search's wall time in ms."""
-    index.leg_weights["source"] = source_weight
     started = time.perf_counter()
     hits = index.search(
         SearchRequest(
@@ -235,6 +240,7 @@ def ranked_units(
             limit=limit,
             diversity_cap=DIVERSITY_CAP,
             legs=legs,
+            floors=floors,
         )
     )
     return [hit.row for hit in hits], 1000 * (time.perf_counter() - started)
@@ -279,7 +285,11 @@ def main() -> None:
     parser.add_argument("data_dir", nargs="?", default=DEFAULT_DATA_DIR)
     parser.add_argument("--draw", action="store_true", help="redraw the sets from their seeds")
     parser.add_argument("--cache", type=Path, default=Path(DEFAULT_CACHE))
-    parser.add_argument("--weights", default="0.5,1,2,3")
+    parser.add_argument(
+        "--floors",
+        default="1.5:1.5,1.7:1.5,2:2",
+        help="source-leg floors to compare, title:passage, comma-separated",
+    )
     parser.add_argument("--per-query", type=Path, help="write per-query hits as JSON (no text)")
     parser.add_argument(
         "--embed-only", action="store_true", help="embed the queries and sources into --cache"
@@ -351,8 +361,8 @@ def main() -> None:
     if args.embed_only:
         return
 
-    weights = [float(w) for w in args.weights.split(",")]
-    systems = variants(weights)
+    floors = [(float(t), float(p)) for t, p in (pair.split(":") for pair in args.floors.split(","))]
+    systems = variants(floors)
     timings: dict[str, list[float]] = {name: [] for name in systems}
     hits: dict[str, dict[str, dict[str, list[float]]]] = {}  # set -> kind -> system -> 0/1
     for name, by_kind in partial.items():
@@ -360,10 +370,10 @@ def main() -> None:
         for kind, qs in by_kind.items():
             relevant = spec["sets"][name]["signal_ids"]
             table: dict[str, list[float]] = {}
-            for system, (legs, weight) in systems.items():
+            for system, (legs, floor) in systems.items():
                 found = []
                 for query, signal_id in zip(qs, relevant, strict=True):
-                    rows, ms = ranked_units(index, legs, weight, query, vector_of[query])
+                    rows, ms = ranked_units(index, legs, floor, query, vector_of[query])
                     timings[system].append(ms)
                     found.append(float(signal_id in set(row_signal[rows].tolist())))
                 table[system] = found
@@ -433,11 +443,15 @@ def main() -> None:
     known: dict[str, list[Scores]] = {}
     topical_ranked: dict[str, list[list[str]]] = {}
     # the unit legs alone too: hybrid must still beat each leg on the topical set
-    with_legs = {**systems, "lexical": (("lexical",), 0.0), "dense": (("dense",), 0.0)}
-    for system, (legs, weight) in with_legs.items():
+    with_legs: dict[str, Variant] = {
+        **systems,
+        "lexical": (("lexical",), None),
+        "dense": (("dense",), None),
+    }
+    for system, (legs, floor) in with_legs.items():
         known[system] = []
         for title, signal_id in zip(known_titles, judgments.known_item.signal_ids, strict=True):
-            rows, _ms = ranked_units(index, legs, weight, title, vector_of[title])
+            rows, _ms = ranked_units(index, legs, floor, title, vector_of[title])
             ranking = [index.unit_ids[r] for r in rows]
             relevant = units_by_signal[signal_id]
             known[system].append(
@@ -450,7 +464,7 @@ def main() -> None:
         topical_ranked[system] = [
             [
                 group_of[index.unit_ids[r]]
-                for r in ranked_units(index, legs, weight, q, vector_of[q])[0]
+                for r in ranked_units(index, legs, floor, q, vector_of[q])[0]
             ]
             for q in topical_queries
         ]

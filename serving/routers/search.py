@@ -1,6 +1,6 @@
-"""``GET /v1/search``: hybrid (BM25 over units and over whole sources + dense, weighted RRF)
-search over verified units, or units similar to a given unit; filters apply inside every leg
-(docs/design.md §8)."""
+"""``GET /v1/search``: hybrid (BM25 + dense, RRF; signals whose title or one passage holds every
+word of the query lifted when they are few) search over verified units, or units similar to a
+given unit; filters apply inside every leg (docs/design.md §8)."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from serving.app import create_app
 from serving.models import SearchResults
 from serving.search import (
+    CONTAINED_FLOORS,
     LEG_WEIGHTS,
     POST_FILTER_MIN_SHARE,
     RRF_K,
@@ -90,18 +91,21 @@ def test_fused_scores_are_weighted_rrf_of_the_legs(index: SearchIndex) -> None:
     filters = SearchFilters()
     lexical = index.lexical_leg(QUERY, filters, 100)
     dense, _ = index.dense_leg(vector, None, 100)
-    source = index.source_leg(QUERY, filters, 100)
-    assert lexical and dense and source
+    assert lexical and dense
     expected: dict[int, float] = {}
-    for ranked, weight in (
-        (lexical, LEG_WEIGHTS["lexical"]),
-        (dense, LEG_WEIGHTS["dense"]),
-        (source, LEG_WEIGHTS["source"]),
-    ):
+    for ranked, weight in ((lexical, LEG_WEIGHTS["lexical"]), (dense, LEG_WEIGHTS["dense"])):
         for rank, row in enumerate(ranked, start=1):
             expected[row] = expected.get(row, 0.0) + weight / (RRF_K + rank)
     for row, rank in index.title_leg(QUERY, None).items():
         expected[row] = expected.get(row, 0.0) + LEG_WEIGHTS["title"] / (RRF_K + rank)
+    # the source legs lift their units to a floor, never lower a score
+    titled, in_passage = index.contained_legs(QUERY, None)
+    for ranked, floor in (
+        (titled, CONTAINED_FLOORS["title"]),
+        (in_passage, CONTAINED_FLOORS["passage"]),
+    ):
+        for rank, row in enumerate(ranked, start=1):
+            expected[row] = max(expected.get(row, 0.0), floor / (RRF_K + rank))
     hits = index.search(
         SearchRequest(query_vector=vector, query_text=QUERY, limit=10, diversity_cap=100)
     )

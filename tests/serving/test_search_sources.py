@@ -1,9 +1,10 @@
 """Whole sources in search (issue 30): each signal's title and complete text are indexed, so words
-no unit carries still find it; the hit is the allowed verified unit nearest the passage that
-matched (the central statement's span standing in when none did); a query's parts in double
-quotes are phrases only signals holding them answer; a snapshot without these indexes is
-refused. On a small synthetic snapshot whose source texts are longer than their units, with
-vectors that are a hash of the text (the dense leg knows nothing of the sources)."""
+no unit carries still find it when they name few signals; the hit is the allowed verified unit
+nearest the passage that matched (the central statement's span standing in when none did),
+lifted to a floor score; a query's parts in double quotes are phrases only signals holding them
+answer; a snapshot without these indexes is refused. On a small synthetic snapshot whose source
+texts are longer than their units, with vectors that are a hash of the text (the dense leg knows
+nothing of the sources)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,16 @@ import pytest
 
 from analytics.copies import copy_of
 from analytics.schema import SEARCH_UNITS
-from serving.search import SearchFilters, SearchIndex, SearchRequest, quoted_phrases
+from serving.search import (
+    CONTAINED_FLOORS,
+    CONTAINED_MAX_SOURCES,
+    CONTAINED_TOP,
+    RRF_K,
+    SearchFilters,
+    SearchIndex,
+    SearchRequest,
+    quoted_phrases,
+)
 from tests.serving.test_search_copies import AS_OF, vector_of
 from warehouse.paths import DataDir
 from warehouse.search_index import SOURCES_DIR, build_search_files, passages
@@ -73,10 +83,25 @@ SIGNALS = [
 ]
 
 
-def tables() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def extra_signals(count: int) -> list[tuple[str, str, str, str, list[tuple[str, str]]]]:
+    """``count`` signals whose titles and texts all hold "saffron harvest"."""
+    return [
+        (
+            f"s_extra{i}",
+            f"Saffron harvest report {i}",
+            "event",
+            f"Field note {i}. The saffron harvest came in early this year. Prices held.",
+            [("synopsis", "Prices held.")],
+        )
+        for i in range(count)
+    ]
+
+
+def tables(extra: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The search rows, each signal's text, each unit's span in it."""
     rows, spans = [], []
-    for n, (signal, title, content_type, text, units) in enumerate(SIGNALS):
+    signals = [*SIGNALS, *extra_signals(extra)]
+    for n, (signal, title, content_type, text, units) in enumerate(signals):
         for position, (role, unit_text) in enumerate(units):
             unit_id = f"{signal}_u{position}"
             start = text.index(unit_text)
@@ -99,7 +124,7 @@ def tables() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
             )
     frame = pl.DataFrame(rows, schema=SEARCH_UNITS, orient="row").sort("unit_id")
     sources = pl.DataFrame(
-        [(signal, text) for signal, _t, _c, text, _u in SIGNALS],
+        [(signal, text) for signal, _t, _c, text, _u in signals],
         schema={"signal_id": pl.String, "text": pl.String},
         orient="row",
     )
@@ -111,8 +136,8 @@ def tables() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     return frame.with_columns(copy_of(frame)), sources, unit_spans
 
 
-def publish(root: Path, *, whole_sources: bool = True) -> SearchIndex:
-    units, sources, unit_spans = tables()
+def publish(root: Path, *, whole_sources: bool = True, extra: int = 0) -> SearchIndex:
+    units, sources, unit_spans = tables(extra)
     vectors = np.stack([vector_of(t) for t in units["text"].to_list()])
 
     def write(folder: Path) -> dict[str, object]:
@@ -142,8 +167,10 @@ def found(
 
 
 def source_hits(index: SearchIndex, query: str, **filters: object) -> list[str]:
-    rows = index.source_leg(query, SearchFilters(**filters), 10)  # type: ignore[arg-type]
-    return [index.unit_ids[row] for row in rows]
+    """The units the source legs lift: by title, then by passage."""
+    mask = index.mask(SearchFilters(**filters))  # type: ignore[arg-type]
+    titled, in_passage = index.contained_legs(query, mask)
+    return [index.unit_ids[row] for row in titled + in_passage]
 
 
 def test_words_no_unit_carries_find_their_source(index: SearchIndex) -> None:
@@ -163,7 +190,7 @@ def test_words_no_unit_carries_find_their_source(index: SearchIndex) -> None:
         # the opening, before the thesis
         ("opening remarks wander through harbour logistics", "s_long_u0"),
         # the tail, after the last unit
-        ("appendices glossaries footnotes errata colophons", "s_long_u2"),
+        ("appendices glossaries footnotes errata", "s_long_u2"),
         # the title only: no passage matched, the central statement stands for the source
         ("quarterly outlook", "s_long_u0"),
     ],
@@ -172,6 +199,47 @@ def test_the_hit_is_the_unit_nearest_the_matched_passage(
     index: SearchIndex, query: str, nearest: str
 ) -> None:
     assert [u for u in source_hits(index, query) if u.startswith("s_long")] == [nearest]
+
+
+def test_the_source_legs_are_silent_when_the_words_name_many_signals(
+    index: SearchIndex,
+) -> None:
+    # every filler post's text holds "bond yields", every filler title "filler post"
+    assert index.contained_legs("bond yields moved", None) == ([], [])
+    assert index.contained_legs("filler post", None) == ([], [])
+    # a word of one filler's text (its number) narrows them to one
+    titled, in_passage = index.contained_legs("bond yields moved 17 points", None)
+    assert titled == [] and [index.unit_ids[r] for r in in_passage] == ["s_fill17_u0"]
+    # words that are in no single passage together lift nothing
+    assert index.contained_legs("opening remarks colophons", None) == ([], [])
+
+
+def test_the_source_legs_lift_at_most_their_top_few(tmp_path: Path) -> None:
+    # more holders than CONTAINED_TOP but no more than CONTAINED_MAX_SOURCES
+    assert CONTAINED_TOP < 5 <= CONTAINED_MAX_SOURCES
+    index = publish(tmp_path, extra=5)
+    titled, in_passage = index.contained_legs("saffron harvest", None)
+    assert len(titled) == CONTAINED_TOP and len(in_passage) == CONTAINED_TOP
+    assert {index.unit_ids[r].split("_u")[0] for r in titled} <= {f"s_extra{i}" for i in range(5)}
+
+
+def test_a_lifted_unit_scores_at_least_its_floor(index: SearchIndex) -> None:
+    query = "analysts debate tariffs pensions rainfall vineyards"
+    vector = vector_of(query)
+    filters = SearchFilters()
+    expected: dict[int, float] = {}
+    for ranked in (index.lexical_leg(query, filters, 100), index.dense_leg(vector, None, 100)[0]):
+        for rank, row in enumerate(ranked, start=1):
+            expected[row] = expected.get(row, 0.0) + 1 / (RRF_K + rank)
+    titled, in_passage = index.contained_legs(query, None)
+    assert titled == [] and len(in_passage) == 1
+    lifted = in_passage[0]
+    floor = CONTAINED_FLOORS["passage"] / (RRF_K + 1)
+    assert expected.get(lifted, 0.0) < floor  # the unit legs alone would not rank it first
+    hits = index.search(SearchRequest(query_vector=vector, query_text=query, diversity_cap=100))
+    assert hits[0].row == lifted and hits[0].score == pytest.approx(floor)
+    # every other hit keeps its fused score
+    assert all(hit.score == pytest.approx(expected[hit.row]) for hit in hits[1:])
 
 
 def test_a_filter_moves_the_hit_to_the_nearest_allowed_unit(index: SearchIndex) -> None:
