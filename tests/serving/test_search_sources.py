@@ -18,6 +18,7 @@ import pytest
 
 from analytics.copies import copy_of
 from analytics.schema import SEARCH_UNITS
+from analytics.schema import SIGNALS as SIGNALS_TABLE
 from serving.search import (
     CONTAINED_FLOORS,
     CONTAINED_MAX_SOURCES,
@@ -29,9 +30,11 @@ from serving.search import (
     quoted_phrases,
 )
 from tests.serving.test_search_copies import AS_OF, vector_of
+from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
 from warehouse.search_index import SOURCES_DIR, build_search_files, passages
-from warehouse.snapshot import SnapshotError, publish_snapshot
+from warehouse.snapshot import OpenedSnapshot, SnapshotError, publish_snapshot
+from warehouse.tables import read_table
 
 THESIS = "Orbital freight demand will double by 2030."
 LAUNCH = "Launch prices fell forty percent last year."
@@ -317,3 +320,101 @@ def test_quoted_phrases_are_the_quoted_parts_with_terms() -> None:
 def test_a_snapshot_without_the_source_index_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SnapshotError, match="rebuild it"):
         publish(tmp_path, whole_sources=False)
+
+
+# -- on the demo snapshot ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_lines(
+    demo_data_dir: DataDir, demo_snapshot: OpenedSnapshot
+) -> tuple[SearchIndex, list[tuple[str, str, np.ndarray]]]:
+    """The demo index, and queries the source legs answer: for served signals in id order, the
+    six words around the middle of the signal's complete text (the warehouse's), kept when a
+    passage holding them all names few enough signals (the legs then speak) — with the signal
+    and the query's MiniLM vector."""
+    index = SearchIndex(demo_snapshot, demo_snapshot.manifest.as_of)
+    served = set(demo_snapshot.read_table("search_units")["signal_id"].to_list())
+    texts = read_table(demo_data_dir, "signals", SIGNALS_TABLE).select("signal_id", "text")
+    row_signal = demo_snapshot.read_table("search_units")["signal_id"].to_list()
+    picked: list[tuple[str, str]] = []
+    for signal_id, text in texts.sort("signal_id").iter_rows():
+        words = (text or "").split()
+        if signal_id not in served or len(words) < 24:
+            continue
+        query = " ".join(words[len(words) // 2 - 3 : len(words) // 2 + 3])
+        lifted = index.contained_legs(query, None)[1]
+        if any(row_signal[row] == signal_id for row in lifted):
+            picked.append((signal_id, query))
+        if len(picked) == 12:
+            break
+    vectors = load_minilm()([query for _s, query in picked])
+    return index, [(s, q, v) for (s, q), v in zip(picked, vectors, strict=True)]
+
+
+def _request(query: str, vector: np.ndarray, **extra: object) -> SearchRequest:
+    return SearchRequest(query_vector=vector, query_text=query, **extra)  # type: ignore[arg-type]
+
+
+def test_demo_a_line_from_the_middle_finds_its_post(
+    demo_lines: tuple[SearchIndex, list[tuple[str, str, np.ndarray]]],
+    demo_snapshot: OpenedSnapshot,
+) -> None:
+    """The unit the passage leg lifts for the post is in the top 10 — or the copy of its text
+    that is shown for it (the demo repeats sentences across posts: docs/design.md §8)."""
+    index, lines = demo_lines
+    row_signal = demo_snapshot.read_table("search_units")["signal_id"].to_list()
+    assert len(lines) == 12
+
+    def shown(
+        signal_id: str, query: str, vector: np.ndarray, legs: tuple[str, ...] | None = None
+    ) -> bool:
+        (lifted,) = [r for r in index.contained_legs(query, None)[1] if row_signal[r] == signal_id]
+        extra = {} if legs is None else {"legs": legs}
+        rows = {hit.row for hit in index.search(_request(query, vector, **extra))}
+        return bool(rows & set(index.copies(lifted).tolist()))
+
+    missed = 0
+    for signal_id, query, vector in lines:
+        assert shown(signal_id, query, vector), (signal_id, query)
+        missed += not shown(signal_id, query, vector, ("lexical", "dense", "title"))
+    # without the source legs the same words miss some of these units
+    assert missed, "the unit legs alone find every one: the check is vacuous"
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"role": "claim"},
+        {"content_type": "analysis"},
+        {"published_from_us": "middle"},
+    ],
+)
+def test_demo_filters_caps_copies_and_limits_hold_with_the_source_legs(
+    demo_lines: tuple[SearchIndex, list[tuple[str, str, np.ndarray]]],
+    filters: dict[str, object],
+) -> None:
+    index, lines = demo_lines
+    if filters.get("published_from_us") == "middle":
+        filters = {"published_from_us": int(np.median(index.published_us))}
+    search_filters = SearchFilters(**filters)  # type: ignore[arg-type]
+    mask = index.mask(search_filters)
+    assert mask is not None and 0 < mask.sum() < index.size
+    lifted_any = 0
+    for _signal_id, query, vector in lines:
+        titled, in_passage = index.contained_legs(query, mask)
+        assert all(mask[row] for row in titled + in_passage)  # a lifted unit is allowed
+        lifted_any += len(titled + in_passage)
+        hits = index.search(_request(query, vector, filters=search_filters, limit=10))
+        assert all(mask[hit.row] for hit in hits)
+        groups = [int(index.copy_group[hit.row]) for hit in hits]
+        marked = [g for g in groups if g >= 0]
+        assert len(marked) == len(set(marked))  # a text is one hit
+        capped = index.search(
+            _request(query, vector, filters=search_filters, limit=10, diversity_cap=1)
+        )
+        signals = [int(index.signal_code[hit.row]) for hit in capped]
+        assert len(signals) == len(set(signals))
+        shorter = index.search(_request(query, vector, filters=search_filters, limit=4))
+        assert [h.row for h in shorter] == [h.row for h in hits[:4]]
+    assert lifted_any  # the legs spoke under the filter
