@@ -1,7 +1,7 @@
 """The search executor (docs/design.md §8): filter-first lexical (tantivy BM25 over the unit text
-and its signal's title), dense (FAISS or exact inner product), title-match and source legs,
-weighted reciprocal-rank fusion, recency boost, near-duplicate collapse and a per-signal
-diversity cap.
+and its signal's title), dense (FAISS or exact inner product) and title-match legs, reciprocal-rank
+fusion, source legs that lift a unit of a few whole sources to a floor score, recency boost,
+near-duplicate collapse and a per-signal diversity cap.
 
 Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms
 (stop words dropped) as one disjunction; it adds the filters as zero-scoring clauses, or, when
@@ -247,7 +247,8 @@ class SearchIndex:
         # the title-match leg: the title index, and each signal's rows in row order
         self.titles = files.titles
         self.title_searcher = None if self.titles is None else self.titles.searcher()
-        # the source leg: signals by title and complete text, their passages, each row's span
+        # the source legs and phrases: signals by title and complete text, their passages, each
+        # row's span in its signal's text
         self.source_searcher = files.sources.searcher()
         self.source_schema = files.sources.schema
         self.passage_searcher = files.passages.searcher()
