@@ -44,13 +44,26 @@ from warehouse.tables import read_table, refresh_catalog, write_table
 
 @dataclass(frozen=True)
 class SearchInput:
-    """The snapshot's search rows (SEARCH_UNITS) and their vectors, row for row."""
+    """The snapshot's search rows (SEARCH_UNITS) and their vectors, row for row; the complete
+    text of each of their signals (``signal_id``, ``text``; None: the units' texts stand for
+    it, as for a copy of a snapshot's tables) and where each unit lies in it (``unit_id``,
+    ``start_char``, ``end_char``: UNITS' columns)."""
 
     units: pl.DataFrame
     vectors: npt.NDArray[np.float32]
+    sources: pl.DataFrame | None = None
+    unit_spans: pl.DataFrame | None = None
 
     def write(self, folder: Path) -> dict[str, Any]:
-        return {"search": build_search_files(folder, self.units, self.vectors)}
+        return {
+            "search": build_search_files(
+                folder,
+                self.units,
+                self.vectors,
+                sources=self.sources,
+                unit_spans=self.unit_spans,
+            )
+        }
 
     def in_unit_id_order(self) -> SearchInput:
         """The same rows, vectors with them, sorted by ``unit_id``: how a snapshot stores them,
@@ -59,10 +72,18 @@ class SearchInput:
         if self.units["unit_id"].is_sorted():
             return self
         order = self.units["unit_id"].arg_sort()
-        return SearchInput(self.units[order], self.vectors[order.to_numpy()])
+        return SearchInput(
+            self.units[order], self.vectors[order.to_numpy()], self.sources, self.unit_spans
+        )
 
     @classmethod
-    def from_embeddings(cls, units: pl.DataFrame, embeddings: pl.DataFrame) -> SearchInput:
+    def from_embeddings(
+        cls,
+        units: pl.DataFrame,
+        embeddings: pl.DataFrame,
+        sources: pl.DataFrame | None = None,
+        unit_spans: pl.DataFrame | None = None,
+    ) -> SearchInput:
         """Align the UNIT_EMBEDDINGS rows to ``units``; every unit must have its vector."""
         joined = units.select("unit_id").join(embeddings, on="unit_id", how="left")
         missing = joined["vector"].null_count()
@@ -74,7 +95,7 @@ class SearchInput:
         vectors = (
             joined["vector"].to_numpy().astype(np.float32).reshape(units.height, EMBEDDING_DIM)
         )
-        return cls(units, vectors)
+        return cls(units, vectors, sources, unit_spans)
 
 
 @dataclass(frozen=True)

@@ -405,7 +405,7 @@ def _search_tool(tools: _Tools) -> None:
             Field(
                 min_length=1,
                 max_length=service.MAX_QUERY_CHARS,
-                description="Natural-language query.",
+                description='Natural-language query; "words in double quotes" are a phrase.',
             ),
         ] = None,
         similar_to: Annotated[

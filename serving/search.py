@@ -1,6 +1,7 @@
 """The search executor (docs/design.md §8): filter-first lexical (tantivy BM25 over the unit text
 and its signal's title), dense (FAISS or exact inner product) and title-match legs, reciprocal-rank
-fusion, recency boost, near-duplicate collapse and a per-signal diversity cap.
+fusion, source legs that lift a unit of a few whole sources to a floor score, recency boost,
+near-duplicate collapse and a per-signal diversity cap.
 
 Filters are applied inside both legs before ranking. The lexical leg ranks the query's terms
 (stop words dropped) as one disjunction; it adds the filters as zero-scoring clauses, or, when
@@ -13,6 +14,18 @@ exhausted, so a selective filter never returns fewer hits than exist. The title-
 signals whose title the query nearly is (a reader searching for a post by its title) and ranks
 all their allowed units at the signal's rank.
 
+The source legs (issue 30) find a signal by words no unit carries (half a title, a line from
+the middle of a post): signals whose title holds every term of the query, and signals with one
+passage of their *complete* text (a window of 16 words) holding every term. They speak only
+when the query's terms together name at most ``CONTAINED_MAX_SOURCES`` signals — then the
+reader is after one of them; a topic's words name many — and then their best
+``CONTAINED_TOP`` signals each lift one verified unit to at least a floor score (the unit's
+fused score when higher), high enough for the first page, not above what the unit legs agree
+on. The unit lifted is the allowed unit nearest the matching passage, by the units' character
+spans (for a title, the passage best matching the query's terms; the central statement's span
+when none does). A query's parts in double quotes are phrases: only signals whose title or
+text holds every phrase are searched (in every leg).
+
 Units with the same normalized text (``analytics.copies``) are one hit: shown as the
 earliest-published copy the filters allow, ranked by the best-scoring copy; the other copies
 consume neither ``limit`` nor ``diversity_cap``, and ``similar_to`` never returns the unit's
@@ -22,9 +35,10 @@ own copies.
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -37,22 +51,42 @@ from analytics.copies import COPY_OF, copy_of, copy_order
 from analytics.embedding import FloatMatrix
 from warehouse.search_index import (
     CONTENT_TYPE,
+    END,
     ENTITY,
     PUBLISHED,
     ROLE,
     ROW,
     ROWS_BY_UNIT_ID,
+    SOURCE,
+    START,
     TERMS,
     TEXT,
     THEME,
     TITLE,
     open_search_files,
+    phrase_terms,
     query_terms,
 )
 from warehouse.snapshot import OpenedSnapshot, SnapshotError
 
 RRF_K = 60
 MIN_DEPTH = 100
+# Each leg's weight in the fused score, w / (RRF_K + rank).
+LEG_WEIGHTS = {"lexical": 1.0, "dense": 1.0, "title": 1.0}
+# The source legs (docs/quality.md, "Whole sources": chosen on the partial-query sets' choosing
+# half, checked on the held-out half and the known-item and topical sets): when the query's
+# terms all occur in the titles of at most CONTAINED_MAX_SOURCES signals (or all in one passage
+# of at most that many signals' texts), the best CONTAINED_TOP of them (by BM25 over titles,
+# or over passages) each score at least floor / (RRF_K + rank). A title floor of 1.7 puts the
+# first such unit where one ranked about 12th by both unit legs would be; a passage's 1.5,
+# about 21st.
+CONTAINED_MAX_SOURCES = 10
+CONTAINED_TOP = 3
+CONTAINED_FLOORS = {"title": 1.7, "passage": 1.5}
+# The central statement: the unit that stands for a source matched by its title alone.
+CENTRAL_ROLES = ("thesis", "synopsis")
+# A phrase: what a query holds between double quotes.
+_QUOTED = re.compile(r'"([^"]*)"')
 # The signal's title in the lexical leg: a second field, its BM25 weighed at half the unit
 # text's (docs/quality.md, "Contextual indexing": 1 hurt topical queries, 0.25 found fewer posts
 # by their title).
@@ -85,6 +119,8 @@ class SearchFilters:
     published_from_us: int | None = None  # inclusive
     published_before_us: int | None = None  # exclusive
     exclude_row: int | None = None  # similar_to: the unit itself
+    # the signals, by key (first row), holding a query's phrases: set by the executor
+    sources: frozenset[int] | None = None
 
     def any(self) -> bool:
         return any(
@@ -97,6 +133,7 @@ class SearchFilters:
                 self.published_from_us,
                 self.published_before_us,
                 self.exclude_row,
+                self.sources,
             )
         )
 
@@ -118,7 +155,16 @@ class SearchRequest:
     limit: int = 10
     diversity_cap: int = 2
     recency_boost: float = 0.0
-    legs: tuple[str, ...] = ("lexical", "dense", "title")  # for evaluation: fewer legs
+    legs: tuple[str, ...] = ("lexical", "dense", "title", "source")  # for evaluation: fewer legs
+    # for evaluation: the source legs' floors (None: CONTAINED_FLOORS)
+    floors: tuple[float, float] | None = None
+
+
+def quoted_phrases(text: str) -> list[list[str]]:
+    """The phrases of a query, each as its index terms (stop words kept): the parts between
+    double quotes that have any term. An unmatched quote is ignored."""
+    phrases = [phrase_terms(part) for part in _QUOTED.findall(text)]
+    return [terms for terms in phrases if terms]
 
 
 class SearchIndex:
@@ -201,6 +247,17 @@ class SearchIndex:
         # the title-match leg: the title index, and each signal's rows in row order
         self.titles = files.titles
         self.title_searcher = None if self.titles is None else self.titles.searcher()
+        # the source legs and phrases: signals by title and complete text, their passages, each
+        # row's span in its signal's text
+        self.source_searcher = files.sources.searcher()
+        self.source_schema = files.sources.schema
+        self.passage_searcher = files.passages.searcher()
+        self.passage_schema = files.passages.schema
+        self.spans = np.asarray(files.spans, dtype=np.int64)
+        none = np.zeros(self.size, dtype=bool)
+        self.central = np.logical_or.reduce(
+            [self.role_masks.get(role, none) for role in CENTRAL_ROLES]
+        )
 
     def row_of(self, unit_id: str) -> int | None:
         """The row holding ``unit_id``, or None when no row does."""
@@ -235,6 +292,9 @@ class SearchIndex:
         if filters.exclude_row is not None:
             # similar_to: the unit and its copies are never its own similar hits
             mask[self.copies(filters.exclude_row)] = False
+        if filters.sources is not None:
+            codes = self.signal_code[np.fromiter(filters.sources, np.int64, len(filters.sources))]
+            mask &= np.isin(self.signal_code, codes)
         return mask
 
     def copies(self, row: int) -> Int64Array:
@@ -292,6 +352,8 @@ class SearchIndex:
                     include_upper=filters.published_before_us is None,
                 )
             )
+        if filters.sources is not None:
+            clauses.append(tantivy.Query.term_set_query(schema, SOURCE, sorted(filters.sources)))
         if filters.exclude_row is not None:  # only similar_to excludes, and it has no text leg
             raise ValueError("the lexical leg does not exclude rows")
         return [tantivy.Query.const_score_query(clause, 0.0) for clause in clauses]
@@ -387,6 +449,197 @@ class SearchIndex:
                 ranks[row] = rank
         return ranks
 
+    # -- whole sources ---------------------------------------------------------------------
+
+    def _phrase_clause(self, schema: Any, terms: list[str], fields: tuple[str, ...]) -> Any:
+        """Matches ``terms`` as a phrase (one term: the term) in any of ``fields``."""
+        import tantivy
+
+        words: list[str | tuple[int, str]] = list(terms)
+        queries = [
+            tantivy.Query.term_query(schema, name, terms[0])
+            if len(terms) == 1
+            else tantivy.Query.phrase_query(schema, name, words)
+            for name in fields
+        ]
+        if len(queries) == 1:
+            return queries[0]
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+    def phrase_sources(self, phrases: list[list[str]]) -> frozenset[int]:
+        """The keys of the signals whose title or text holds every phrase."""
+        import tantivy
+
+        query = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, self._phrase_clause(self.source_schema, p, (TEXT,)))
+                for p in phrases
+            ]
+        )
+        count = self.source_searcher.search(query, 1, count=True).count
+        if not count:
+            return frozenset()
+        hits = self.source_searcher.search(query, count, count=False).hits
+        keys = self.source_searcher.fast_field_values(SOURCE, [a for _s, a in hits])
+        return frozenset(int(key) for key in keys)
+
+    def _allowed_rows(self, key: int, mask: BoolArray | None) -> Int64Array:
+        rows = self.signal_rows(int(self.signal_code[key]))
+        return rows if mask is None else rows[mask[rows]]
+
+    def contained_legs(self, text: str, mask: BoolArray | None) -> tuple[list[int], list[int]]:
+        """The source legs: rows lifted for signals whose title holds every term of the query,
+        and for signals with one passage holding them all — each at most ``CONTAINED_TOP``, in
+        BM25 order, one allowed row per signal; empty when more than ``CONTAINED_MAX_SOURCES``
+        signals (allowed or not) match, or the query has no terms."""
+        terms = query_terms(text)
+        if not terms:
+            return [], []
+        by_title = self._title_holders(terms)
+        passages = self._passage_holders(terms)
+        titled = [key for key in by_title if len(self._allowed_rows(key, mask))]
+        titled = titled[:CONTAINED_TOP]
+        located = self._locate(titled, terms, quoted_phrases(text), mask)
+        in_passage: list[int] = []
+        for key, span in passages:
+            allowed = self._allowed_rows(key, mask)
+            if len(allowed) and len(in_passage) < CONTAINED_TOP:
+                in_passage.append(self._nearest(key, allowed, span))
+        return located, in_passage
+
+    def _title_holders(self, terms: list[str]) -> list[int]:
+        """Keys of the signals whose title holds every term, by BM25; none when more than
+        ``CONTAINED_MAX_SOURCES`` do."""
+        import tantivy
+
+        if self.title_searcher is None:
+            return []
+        schema = self.titles.schema
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(schema, TITLE, t)) for t in terms]
+        )
+        result = self.title_searcher.search(query, CONTAINED_MAX_SOURCES + 1, count=False)
+        if len(result.hits) > CONTAINED_MAX_SOURCES:
+            return []
+        rows = self.title_searcher.fast_field_values(ROW, [a for _s, a in result.hits])
+        return [int(row) for row in rows]
+
+    def _passage_holders(self, terms: list[str]) -> list[tuple[int, tuple[int, int]]]:
+        """The signals with a passage holding every term, best passage first (BM25), each with
+        that passage's span; none when more than ``CONTAINED_MAX_SOURCES`` signals do."""
+        import tantivy
+
+        schema = self.passage_schema
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Must, tantivy.Query.term_query(schema, TEXT, t)) for t in terms]
+        )
+        limit = 8 * (CONTAINED_MAX_SOURCES + 1)
+        while True:
+            hits = self.passage_searcher.search(query, limit, count=False).hits
+            addresses = [address for _score, address in hits]
+            keys = self.passage_searcher.fast_field_values(SOURCE, addresses)
+            starts = self.passage_searcher.fast_field_values(START, addresses)
+            ends = self.passage_searcher.fast_field_values(END, addresses)
+            best: dict[int, tuple[int, int]] = {}
+            for key, start, end in zip(keys, starts, ends, strict=True):
+                best.setdefault(int(key), (int(start), int(end)))
+            if len(best) > CONTAINED_MAX_SOURCES:
+                return []
+            if len(hits) < limit:  # every matching passage seen
+                return list(best.items())
+            limit *= 8
+
+    def _locate(
+        self, keys: list[int], terms: list[str], phrases: list[list[str]], mask: BoolArray | None
+    ) -> list[int]:
+        """Each signal's allowed unit nearest its best-matching passage: one holding a phrase
+        if any does, else the best by BM25 of the query's terms; the central statement's span
+        when no passage matched."""
+        import tantivy
+
+        allowed = {key: self._allowed_rows(key, mask) for key in keys}
+        several = [key for key in keys if len(allowed[key]) > 1]
+        found: dict[int, tuple[int, int]] = {}
+        schema = self.passage_schema
+        queries = []
+        if phrases:
+            queries.append(
+                tantivy.Query.boolean_query(
+                    [
+                        (tantivy.Occur.Should, self._phrase_clause(schema, p, (TEXT,)))
+                        for p in phrases
+                    ]
+                )
+            )
+        if terms:
+            queries.append(
+                tantivy.Query.boolean_query(
+                    [
+                        (tantivy.Occur.Should, tantivy.Query.term_query(schema, TEXT, term))
+                        for term in terms
+                    ]
+                )
+            )
+        for query in queries:
+            self._best_passages(query, [k for k in several if k not in found], found)
+        return [
+            int(allowed[key][0])
+            if len(allowed[key]) == 1
+            else self._nearest(key, allowed[key], found.get(key))
+            for key in keys
+        ]
+
+    def _best_passages(
+        self, query: Any, keys: list[int], found: dict[int, tuple[int, int]]
+    ) -> None:
+        """Into ``found``: each signal's best passage for ``query`` (its span), for those of
+        ``keys`` with a matching passage. The top passages over all the signals are read until
+        every signal has its best one or no more match."""
+        import tantivy
+
+        limit = max(64, 8 * len(keys))
+        while keys:
+            restricted = tantivy.Query.boolean_query(
+                [
+                    (
+                        tantivy.Occur.Must,
+                        tantivy.Query.term_set_query(self.passage_schema, SOURCE, sorted(keys)),
+                    ),
+                    (tantivy.Occur.Must, query),
+                ]
+            )
+            hits = self.passage_searcher.search(restricted, limit, count=False).hits
+            addresses = [address for _score, address in hits]
+            sources = self.passage_searcher.fast_field_values(SOURCE, addresses)
+            starts = self.passage_searcher.fast_field_values(START, addresses)
+            ends = self.passage_searcher.fast_field_values(END, addresses)
+            for key, start, end in zip(sources, starts, ends, strict=True):
+                found.setdefault(int(key), (int(start), int(end)))
+            if len(hits) < limit:
+                return
+            keys = [key for key in keys if key not in found]
+            limit *= 8
+
+    def _nearest(self, key: int, allowed: Int64Array, target: tuple[int, int] | None) -> int:
+        """Of ``allowed`` (rows of signal ``key``), the one nearest ``target`` (a span of its
+        text; None: the central statement's), by character distance; among equals the one
+        overlapping it most, then the central statement, then the lowest row."""
+        if target is None:
+            rows = self.signal_rows(int(self.signal_code[key]))
+            central = rows[self.central[rows]]
+            target = (-1, -1) if len(central) == 0 else tuple(self.spans[central[0]].tolist())
+        spans = self.spans[allowed]
+        start, end = spans[:, 0], spans[:, 1]
+        known = (start >= 0) & (target[0] >= 0)
+        distance = np.where(
+            known,
+            np.maximum(0, np.maximum(start - target[1], target[0] - end)),
+            np.iinfo(np.int64).max,
+        )
+        overlap = np.where(known, np.minimum(end, target[1]) - np.maximum(start, target[0]), 0)
+        order = np.lexsort((allowed, ~self.central[allowed], -overlap, distance))
+        return int(allowed[order[0]])
+
     def dense_leg(
         self, vector: FloatMatrix, mask: BoolArray | None, depth: int
     ) -> tuple[list[int], list[float]]:
@@ -453,9 +706,14 @@ class SearchIndex:
 
     def search(self, request: SearchRequest) -> list[Hit]:
         """The best ``limit`` hits: fused (hybrid) or cosine (similar_to), boosted, capped."""
-        mask = self.mask(request.filters)
+        filters = request.filters
+        phrases = [] if request.query_text is None else quoted_phrases(request.query_text)
+        if phrases:  # only the signals holding every phrase, in every leg
+            filters = replace(filters, sources=self.phrase_sources(phrases))
+        mask = self.mask(filters)
         allowed = self.size if mask is None else int(np.count_nonzero(mask))
         depth = max(MIN_DEPTH, 2 * request.limit)
+        contained: tuple[list[int], list[int]] | None = None
         while True:
             scores: dict[int, float] = {}
             exhausted = True
@@ -464,18 +722,35 @@ class SearchIndex:
                 scores = dict(zip(rows, sims, strict=True))
                 exhausted = len(rows) < depth
             else:
-                legs: list[list[int]] = []
+                text = request.query_text
+                legs: list[tuple[list[int], float]] = []
                 if "lexical" in request.legs:
-                    legs.append(self.lexical_leg(request.query_text, request.filters, depth, mask))
+                    legs.append(
+                        (self.lexical_leg(text, filters, depth, mask), LEG_WEIGHTS["lexical"])
+                    )
                 if "dense" in request.legs:
-                    legs.append(self.dense_leg(request.query_vector, mask, depth)[0])
-                for ranked in legs:
+                    legs.append(
+                        (self.dense_leg(request.query_vector, mask, depth)[0], LEG_WEIGHTS["dense"])
+                    )
+                for ranked, weight in legs:
                     exhausted &= len(ranked) < depth
                     for rank, row in enumerate(ranked, start=1):
-                        scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
-                if "title" in request.legs:  # complete at any depth: it never grows it
-                    for row, rank in self.title_leg(request.query_text, mask).items():
-                        scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
+                        scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
+                # complete at any depth: these legs never grow it
+                if "title" in request.legs:
+                    weight = LEG_WEIGHTS["title"]
+                    for row, rank in self.title_leg(text, mask).items():
+                        scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
+                if "source" in request.legs:
+                    if contained is None:
+                        contained = self.contained_legs(text, mask)
+                    floors = request.floors or (
+                        CONTAINED_FLOORS["title"],
+                        CONTAINED_FLOORS["passage"],
+                    )
+                    for ranked, floor in zip(contained, floors, strict=True):
+                        for rank, row in enumerate(ranked, start=1):
+                            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank))
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits

@@ -137,9 +137,15 @@ ABOUT: dict[str, str] = {
         "from. Cursors of `list_signals` with `sort=changed` work here, and these there."
     ),
     "search": (
-        "Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by "
-        "reciprocal rank with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, "
-        "the unit itself excluded). `relevance_score` is the fused score or the cosine, times the"
+        "Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered "
+        "first, fused by reciprocal rank with k = 60; when every word of `q` is in the title, "
+        "or in one passage of the complete text, of no more than a few signals, the best of "
+        "them are lifted to the first page even if none of their units carries those words, "
+        "each served as its verified unit nearest the passage that matched; parts of `q` in "
+        'double quotes are phrases: `"wafer-scale inference"` keeps only units of signals '
+        "whose title or text holds those words in that order) or `similar_to` (a unit id: "
+        "cosine of stored embeddings, the unit itself excluded). `relevance_score` is the "
+        "fused score (for a lifted unit at least its floor) or the cosine, times the"
         " recency factor `1 − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the "
         "snapshot's `as_of`). At most `diversity_cap` units per signal. `entity` keeps units "
         "whose own text names the entity (or a family member). Not paginated: the best `limit` "

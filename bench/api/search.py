@@ -4,7 +4,7 @@ with 1 and 8 connections from ``wrk``.
 
 Usage:
     .venv/bin/python bench/api/search.py [--data-dir DIR] [--seconds 15] [--rounds 3]
-        [--encoders torch,onnx,onnx-int8] [--queries 2400]
+        [--encoders torch,onnx,onnx-int8] [--queries 2400] [--baseline SRC]
 
 The queries are ``bench/encoder.py``'s distinct demo queries (keywords cut from titles, titles,
 first sentences), cycled by a ``wrk`` Lua script; with 2,400 of them and ~200 searches/s, no
@@ -13,6 +13,10 @@ query repeats within a 10 s run. For each round, each encoder gets a fresh serve
 turns within a round so a change in the machine's load hits them alike. Reported: medians over
 rounds of requests/s, p50 and p99, and the load average around the runs. ``--data-dir`` is built
 from the demo corpus when it has no snapshot (as ``bench/api/run.py``). Needs ``wrk``.
+
+``--baseline SRC`` also serves the same snapshot with the code in ``SRC`` (a source tree of
+another revision, e.g. ``git archive main | tar -x -C SRC``, put first on ``PYTHONPATH``), its
+turns alternating with this tree's within each round: two executors, one machine, one run.
 """
 
 from __future__ import annotations
@@ -62,12 +66,19 @@ def _paths_file(folder: Path, queries: list[str]) -> Path:
 
 
 def _measure(
-    encoder: str, env: dict[str, str], key: str, script: Path, seconds: int, warm: list[str]
+    encoder: str,
+    env: dict[str, str],
+    key: str,
+    script: Path,
+    seconds: int,
+    warm: list[str],
+    code: Path | None = None,
 ) -> list[dict[str, Any]]:
     port = _port()
+    extra = {} if code is None else {"PYTHONPATH": str(code)}
     server = _start(
         [str(BIN / "aimi"), "serve", "--port", str(port), "--workers", "1", "--no-access-log"],
-        {**env, "AIMI_QUERY_ENCODER": encoder},
+        {**env, "AIMI_QUERY_ENCODER": encoder, **extra},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -79,10 +90,11 @@ def _measure(
             )
             response.raise_for_status()
         rows = []
+        label = encoder if code is None else f"{encoder} (baseline)"
         for connections in CONNECTIONS:
             figures = _wrk(f"{base}/", key, seconds, connections, script=script)
-            rows.append({"encoder": encoder, **figures})
-            print(f"{encoder}, {connections} connection(s): {figures}", flush=True)
+            rows.append({"encoder": label, **figures})
+            print(f"{label}, {connections} connection(s): {figures}", flush=True)
         return rows
     finally:
         _stop(server)
@@ -98,6 +110,7 @@ def main() -> None:
     parser.add_argument("--encoders", default=",".join(ENCODERS))
     parser.add_argument("--queries", type=int, default=2400)
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    parser.add_argument("--baseline", type=Path, help="a source tree to compare with")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: apt-get install wrk")
@@ -116,9 +129,13 @@ def main() -> None:
         script = _paths_file(Path(tmp), measured)
         for round_no in range(args.rounds):
             order = encoders[round_no % len(encoders) :] + encoders[: round_no % len(encoders)]
+            codes: list[Path | None] = [None] if args.baseline is None else [None, args.baseline]
+            if round_no % 2:
+                codes.reverse()
             for encoder in order:
-                for row in _measure(encoder, env, key, script, args.seconds, warm):
-                    runs.append({"round": round_no, **row})
+                for code in codes:
+                    for row in _measure(encoder, env, key, script, args.seconds, warm, code):
+                        runs.append({"round": round_no, **row})
     results = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus, "
         f"python {platform.python_version()}",
@@ -132,7 +149,12 @@ def main() -> None:
     }
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    _report(results, encoders)
+    labels = [
+        label
+        for e in encoders
+        for label in ([e] if args.baseline is None else [e, f"{e} (baseline)"])
+    ]
+    _report(results, labels)
 
 
 def _report(results: dict[str, Any], encoders: list[str]) -> None:

@@ -46,11 +46,12 @@ DIVERSITY_CAP = 2  # the API default
 BOOTSTRAP_RESAMPLES = 10_000
 LABELS = {"hit": "hit rate", "recall": "recall", "ndcg": "nDCG"}
 # The legs of serving.search: "lexical" is BM25 over the unit text and its signal's title (a
-# second field); "title" is the title-match leg, part of what hybrid fuses.
+# second field); "title" is the title-match leg and "source" the source legs (issue 30), part of
+# what hybrid fuses.
 SYSTEMS: dict[str, tuple[str, ...]] = {
     "lexical": ("lexical",),
     "dense": ("dense",),
-    "hybrid": ("lexical", "dense", "title"),
+    "hybrid": ("lexical", "dense", "title", "source"),
 }
 
 

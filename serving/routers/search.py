@@ -1,5 +1,6 @@
-"""``GET /v1/search``: hybrid (BM25 + dense, RRF) search over verified units, or units similar
-to a given unit; filters apply inside both legs (docs/design.md §8)."""
+"""``GET /v1/search``: hybrid (BM25 + dense, RRF; signals whose title or one passage holds every
+word of the query lifted when they are few) search over verified units, or units similar to a
+given unit; filters apply inside every leg (docs/design.md §8)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,9 @@ async def search(
             min_length=1,
             max_length=MAX_QUERY_CHARS,
             description=f"Natural-language query, 1–{MAX_QUERY_CHARS} characters, not blank. "
-            "Exactly one of `q` and `similar_to`.",
+            'Words in double quotes are a phrase (`"inference cloud"`): only signals whose '
+            "title or text holds it, in that order, answer. Exactly one of `q` and "
+            "`similar_to`.",
         ),
     ] = None,
     similar_to: Annotated[

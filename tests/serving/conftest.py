@@ -123,9 +123,20 @@ def build_tables(records: list[dict[str, Any]]) -> dict[str, pl.DataFrame]:
     }
 
 
-def search_input(search_units: pl.DataFrame) -> SearchInput:
-    """The search rows with their MiniLM vectors (the model is loaded once per session)."""
-    return SearchInput(search_units, load_minilm()(search_units["text"].to_list()))
+def search_input(
+    search_units: pl.DataFrame,
+    signals: pl.DataFrame | None = None,
+    units: pl.DataFrame | None = None,
+) -> SearchInput:
+    """The search rows with their MiniLM vectors (the model is loaded once per session), and
+    with ``signals`` and ``units`` (SIGNALS, UNITS) each signal's text and each unit's span in
+    it; without them the units' texts stand for their signal's."""
+    return SearchInput(
+        search_units,
+        load_minilm()(search_units["text"].to_list()),
+        None if signals is None else signals.select("signal_id", "text"),
+        None if units is None else units.select("unit_id", "start_char", "end_char"),
+    )
 
 
 def publish(root: Path, tables: dict[str, pl.DataFrame]) -> str:

@@ -98,7 +98,9 @@ def tagged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pl.DataFrame
         rendered,
         units,
         extra_tables={"entities": entities, **profiles},
-        search=search_input(render_search_units(rendered, signals, units, unit_mentions)),
+        search=search_input(
+            render_search_units(rendered, signals, units, unit_mentions), signals, units
+        ),
         as_of=AS_OF,
         built_at=datetime.now(UTC),
     )

@@ -21,6 +21,8 @@ from fastapi.testclient import TestClient
 from serving.app import create_app
 from serving.models import SearchResults
 from serving.search import (
+    CONTAINED_FLOORS,
+    LEG_WEIGHTS,
     POST_FILTER_MIN_SHARE,
     RRF_K,
     SearchFilters,
@@ -79,10 +81,10 @@ def test_hits_carry_the_detail_unit_and_a_full_citation(api: TestClient) -> None
             assert citation[field] == detail[field]
     scores = [hit["relevance_score"] for hit in body["results"]]
     assert scores == sorted(scores, reverse=True)
-    assert scores[0] <= 2 / (RRF_K + 1)
+    assert scores[0] <= sum(LEG_WEIGHTS.values()) / (RRF_K + 1)
 
 
-def test_fused_scores_are_rrf_of_both_legs(index: SearchIndex) -> None:
+def test_fused_scores_are_weighted_rrf_of_the_legs(index: SearchIndex) -> None:
     from serving.query_embedder import QueryEmbedder
 
     vector = QueryEmbedder()([QUERY])[0]
@@ -91,9 +93,19 @@ def test_fused_scores_are_rrf_of_both_legs(index: SearchIndex) -> None:
     dense, _ = index.dense_leg(vector, None, 100)
     assert lexical and dense
     expected: dict[int, float] = {}
-    for ranked in (lexical, dense):
+    for ranked, weight in ((lexical, LEG_WEIGHTS["lexical"]), (dense, LEG_WEIGHTS["dense"])):
         for rank, row in enumerate(ranked, start=1):
-            expected[row] = expected.get(row, 0.0) + 1 / (RRF_K + rank)
+            expected[row] = expected.get(row, 0.0) + weight / (RRF_K + rank)
+    for row, rank in index.title_leg(QUERY, None).items():
+        expected[row] = expected.get(row, 0.0) + LEG_WEIGHTS["title"] / (RRF_K + rank)
+    # the source legs lift their units to a floor, never lower a score
+    titled, in_passage = index.contained_legs(QUERY, None)
+    for ranked, floor in (
+        (titled, CONTAINED_FLOORS["title"]),
+        (in_passage, CONTAINED_FLOORS["passage"]),
+    ):
+        for rank, row in enumerate(ranked, start=1):
+            expected[row] = max(expected.get(row, 0.0), floor / (RRF_K + rank))
     hits = index.search(
         SearchRequest(query_vector=vector, query_text=QUERY, limit=10, diversity_cap=100)
     )

@@ -4,7 +4,8 @@ snapshot folder on loopback under ``/site/`` (where ``aimi serve --site`` puts i
 
 Each page kind renders with no console error, no failed or external request and no serious or
 critical axe-core violation; a crawl from the overview reaches every entity and theme page with
-no broken link; a Pagefind search for a planted demo entity finds its page.
+no broken link; a Pagefind search for a planted demo entity finds its page, also opened from a
+shared link (`search.html?q=…`).
 """
 
 from __future__ import annotations
@@ -154,6 +155,25 @@ def test_pagefind_search_finds_a_planted_entity(
     assert set(filters["page"]) == {"Entity", "Theme", "Signal", "Method"}
     assert set(filters["content type"]) == {"analysis", "event"}
     assert "organization" in filters["entity type"] and len(filters["theme"]) == 12
+    assert (
+        base.removeprefix("http://" + urlsplit(base).netloc) + planted_page(demo_snapshot) in hrefs
+    ), hrefs
+
+
+def test_a_shared_search_link_opens_with_its_results(
+    browser: object, base: str, demo_snapshot: OpenedSnapshot
+) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.goto(base + "search.html?q=" + PLANTED)
+    results = page.locator(".pagefind-ui__result-link")
+    results.first.wait_for()
+    hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
+    typed = page.get_by_label("Search this snapshot").input_value()
+    # typing another query puts it in the address, ready to be shared
+    page.get_by_label("Search this snapshot").fill("Groq")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('q') === 'Groq'")
+    page.close()
+    assert typed == PLANTED
     assert (
         base.removeprefix("http://" + urlsplit(base).netloc) + planted_page(demo_snapshot) in hrefs
     ), hrefs

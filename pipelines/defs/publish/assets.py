@@ -63,7 +63,8 @@ SNAPSHOT_FRESHNESS = dg.FreshnessPolicy.time_window(
     description=(
         "An immutable snapshot folder (`<data dir>/snapshots/<id>/`): served signal cards and "
         "details, entity profiles and themes pre-rendered as JSON, the trend tables, units, "
-        "the search indexes (FAISS over the unit vectors, tantivy BM25 over their text), and "
+        "the search indexes (FAISS over the unit vectors, tantivy BM25 over their text and over "
+        "each signal's complete text), and "
         "a manifest with row counts and checksums. Staged, not yet served: `STAGED` names it; "
         "`static_site` publishes it once the checks below have passed. Also numbers new and "
         "changed signals for the change feed (the `change_state` table). Fresh while it was "
@@ -92,6 +93,10 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     search = SearchInput.from_embeddings(
         render_search_units(rendered, signal_frame, served_units, unit_entities),
         read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
+        # each signal's complete text (a podcast segment's transcript): search finds a source
+        # by words no unit carries, and serves its unit nearest them
+        sources=signal_frame.select("signal_id", "text"),
+        unit_spans=served_units.select("unit_id", "start_char", "end_char"),
     )
     published = stage_served(
         data,

@@ -196,16 +196,22 @@ def sync_detailed(
 ) -> Response[ErrorBody | HTTPValidationError | SearchResults]:
     """Search verified units
 
-     Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by reciprocal rank
-    with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
-    `relevance_score` is the fused score or the cosine, times the recency factor `1 − b +
-    b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+     Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered first, fused by
+    reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
+    complete text, of no more than a few signals, the best of them are lifted to the first page even if
+    none of their units carries those words, each served as its verified unit nearest the passage that
+    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
+    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
+    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
+    `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
+    `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
+    `limit` hits.
 
     Args:
-        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Exactly one
-            of `q` and `similar_to`.
+        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
+            double quotes are a phrase (`"inference cloud"`): only signals whose title or text holds
+            it, in that order, answer. Exactly one of `q` and `similar_to`.
         similar_to (None | str | Unset): A unit `id`: units whose stored embeddings are most
             similar (topical, not agreement: contradicting units can match); the unit itself is
             excluded. Unknown → 404. Exactly one of `q` and `similar_to`.
@@ -279,16 +285,22 @@ def sync(
 ) -> ErrorBody | HTTPValidationError | SearchResults | None:
     """Search verified units
 
-     Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by reciprocal rank
-    with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
-    `relevance_score` is the fused score or the cosine, times the recency factor `1 − b +
-    b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+     Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered first, fused by
+    reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
+    complete text, of no more than a few signals, the best of them are lifted to the first page even if
+    none of their units carries those words, each served as its verified unit nearest the passage that
+    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
+    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
+    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
+    `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
+    `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
+    `limit` hits.
 
     Args:
-        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Exactly one
-            of `q` and `similar_to`.
+        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
+            double quotes are a phrase (`"inference cloud"`): only signals whose title or text holds
+            it, in that order, answer. Exactly one of `q` and `similar_to`.
         similar_to (None | str | Unset): A unit `id`: units whose stored embeddings are most
             similar (topical, not agreement: contradicting units can match); the unit itself is
             excluded. Unknown → 404. Exactly one of `q` and `similar_to`.
@@ -357,16 +369,22 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | HTTPValidationError | SearchResults]:
     """Search verified units
 
-     Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by reciprocal rank
-    with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
-    `relevance_score` is the fused score or the cosine, times the recency factor `1 − b +
-    b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+     Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered first, fused by
+    reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
+    complete text, of no more than a few signals, the best of them are lifted to the first page even if
+    none of their units carries those words, each served as its verified unit nearest the passage that
+    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
+    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
+    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
+    `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
+    `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
+    `limit` hits.
 
     Args:
-        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Exactly one
-            of `q` and `similar_to`.
+        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
+            double quotes are a phrase (`"inference cloud"`): only signals whose title or text holds
+            it, in that order, answer. Exactly one of `q` and `similar_to`.
         similar_to (None | str | Unset): A unit `id`: units whose stored embeddings are most
             similar (topical, not agreement: contradicting units can match); the unit itself is
             excluded. Unknown → 404. Exactly one of `q` and `similar_to`.
@@ -438,16 +456,22 @@ async def asyncio(
 ) -> ErrorBody | HTTPValidationError | SearchResults | None:
     """Search verified units
 
-     Exactly one of `q` (hybrid: BM25 and MiniLM cosine, each filtered first, fused by reciprocal rank
-    with k = 60) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
-    `relevance_score` is the fused score or the cosine, times the recency factor `1 − b +
-    b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+     Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered first, fused by
+    reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
+    complete text, of no more than a few signals, the best of them are lifted to the first page even if
+    none of their units carries those words, each served as its verified unit nearest the passage that
+    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
+    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
+    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
+    `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
+    `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
+    `limit` hits.
 
     Args:
-        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Exactly one
-            of `q` and `similar_to`.
+        q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
+            double quotes are a phrase (`"inference cloud"`): only signals whose title or text holds
+            it, in that order, answer. Exactly one of `q` and `similar_to`.
         similar_to (None | str | Unset): A unit `id`: units whose stored embeddings are most
             similar (topical, not agreement: contradicting units can match); the unit itself is
             excluded. Unknown → 404. Exactly one of `q` and `similar_to`.
