@@ -128,7 +128,7 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
                 context.log.info("waiting for the build running on %s to finish", self.data().root)
 
         with contextlib.ExitStack() as held:
-            if context.run is not None:
+            if context.run is not None and not _delivers_only(context.run):
                 held.enter_context(locks.build_lock(self.data(), on_wait=say_waiting))
             self.setup_for_execution(context)
             try:
@@ -220,3 +220,18 @@ def _run_created_at(context: dg.InitResourceContext) -> datetime | None:
     created = record.create_timestamp
     # SQLite run storage keeps naive UTC timestamps
     return created.replace(tzinfo=UTC) if created.tzinfo is None else created.astimezone(UTC)
+
+
+# The webhook deliveries' job and asset: they read a published snapshot and the watchlists
+# (serialized by their own lock), write nothing a build writes, and may wait minutes on a dead
+# endpoint: a run of them alone never takes the build lock, so it never delays a build or a
+# refresh.
+DELIVER_JOB = "deliver_webhooks"
+DELIVER_ASSET = "webhook_deliveries"
+
+
+def _delivers_only(run: dg.DagsterRun) -> bool:
+    if run.job_name == DELIVER_JOB:
+        return True
+    selected = run.asset_selection
+    return bool(selected) and {key.to_user_string() for key in selected} == {DELIVER_ASSET}

@@ -5,6 +5,7 @@ watchlist's outcome in its metadata. The receiver is a real HTTP server on this 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -12,10 +13,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.defs.notify.assets import publish_sensor, webhook_deliveries
-from pipelines.resources import AimiResource
+from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
+from pipelines.resources import DELIVER_JOB, AimiResource
 from serving.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import EXTRA_RECORDS, RECORDS, build_tables, publish
+from tests.warehouse.test_locks import HeldElsewhere
 from warehouse.paths import DataDir
 from warehouse.snapshot import current_snapshot_id
 
@@ -78,3 +80,28 @@ def test_each_new_snapshot_starts_one_delivery_run_that_reports_per_watchlist(
     assert metadata["snapshot_id"] == dg.TextMetadataValue(second or "")
     assert isinstance(metadata["watchlists"], dg.TableMetadataValue)
     assert len(received) == 1
+
+
+@pytest.mark.parametrize("as_job", [True, False])
+def test_deliveries_never_wait_for_a_build(
+    tmp_path: Path, receiver: tuple[str, list[bytes]], as_job: bool
+) -> None:
+    # a build holds the data dir (in another thread: the lock is per open file, as another
+    # process's would be); the deliveries' run, as the sensor's job or the asset alone, goes on
+    url, received = receiver
+    data = DataDir(tmp_path / "data")
+    aimi = AimiResource(data_dir=str(data.root))
+    publish(data.root, build_tables(RECORDS))
+    WatchStore(data).add(Watchlist(name="all", url=url, secret="s", created_at=now_text()))
+    defs = dg.Definitions(assets=[webhook_deliveries], jobs=[deliver_job], resources={"aimi": aimi})
+    with HeldElsewhere(data) as build:
+        started = time.monotonic()
+        if as_job:  # the sensor's run
+            result = defs.resolve_job_def(DELIVER_JOB).execute_in_process()
+        else:  # "Materialize" on the asset in the UI: the global asset job, this asset selected
+            result = defs.resolve_implicit_global_asset_job_def().execute_in_process(
+                asset_selection=[webhook_deliveries.key]
+            )
+        assert result.success and len(received) == 1
+        assert build.released_at == 0.0  # done while the build still held the lock
+        assert time.monotonic() - started < 60

@@ -15,13 +15,14 @@ import polars as pl
 from dagster import AssetExecutionContext
 
 from pipelines.metadata import native_table
-from pipelines.resources import AimiResource
+from pipelines.resources import DELIVER_ASSET, DELIVER_JOB, AimiResource
 from warehouse.snapshot import current_snapshot_id
 
 NOTIFY_GROUP = "notify"
 
 
 @dg.asset(
+    name=DELIVER_ASSET,
     group_name=NOTIFY_GROUP,
     description=(
         "Webhook deliveries (`aimi watch`): every watchlist's new and changed matching signals "
@@ -84,7 +85,7 @@ def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg
 
 
 deliver_job = dg.define_asset_job(
-    "deliver_webhooks",
+    DELIVER_JOB,
     selection=dg.AssetSelection.groups(NOTIFY_GROUP),
     description="POST each watchlist's new and changed signals to its webhook.",
 )
