@@ -58,6 +58,7 @@ DECLARED = {
     "unit_embeddings": schema.UNIT_EMBEDDINGS,
     "entity_profiles": schema.ENTITY_PROFILES,
     "theme_profiles": schema.THEME_PROFILES,
+    "stories": schema.STORIES,
 }
 
 
@@ -237,7 +238,7 @@ def assert_every_materialization_carries_its_metadata(
     for trends in ("entity_trends", "theme_trends"):
         assert isinstance(by_asset[trends]["top_movers"], dg.MarkdownMetadataValue)
     checks = {check.check_name: check for check in result.get_asset_check_evaluations()}
-    assert len(checks) == 7
+    assert len(checks) == 8
     blocking = set(checks) - {"quarantine_rate_is_low", "unit_rejection_rate_is_low"}
     assert all(checks[name].passed for name in blocking)
 
