@@ -104,7 +104,8 @@ def test_reprints_count_once_and_voices_are_authors_else_domains() -> None:
     assert story["independent_sources"] == 2  # "reporter" and blog.net
     assert story["domains"] == ["blog.net", "paper.com", "wire.com", "x.com"]
     assert story["signal_count"] == 5
-    assert story["first_seen"] == START and story["last_seen"] == START + timedelta(days=1, minutes=4)
+    assert story["first_seen"] == START
+    assert story["last_seen"] == START + timedelta(days=1, minutes=4)
     assert membership["story_id"].unique().to_list() == [story["story_id"]]
 
 
