@@ -17,12 +17,13 @@ from analytics.schema import (
     SIGNAL_ENTITIES,
     SIGNAL_THEMES,
     SIGNALS,
+    STORIES,
     UNIT_EMBEDDINGS,
     UNIT_ENTITIES,
     UNITS,
 )
 from analytics.significance import with_raw_p_values
-from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
+from pipelines.defs.analytics.assets import entity_profiles, stories, theme_profiles
 from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import (
@@ -58,6 +59,7 @@ SNAPSHOT_FRESHNESS = dg.FreshnessPolicy.time_window(
         entity_profiles,
         theme_profiles,
         unit_embeddings,
+        stories,
     ],
     group_name="publish",
     description=(
@@ -104,6 +106,8 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             # the counts behind each label's test, and its raw p-value, which the site shows
             "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
             "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
+            # stories (issue 31): published for notebooks and the endpoints to come
+            "stories": read_table(data, "stories", STORIES),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),
