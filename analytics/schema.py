@@ -308,6 +308,21 @@ STORIES = _schema(
 STORY_SIGNALS = _schema({"signal_id": pl.String, "story_id": pl.String})
 
 
+# The snapshot's story table (issue 31): keys the list endpoint filters and sorts on, and the
+# pre-rendered JSON of a story's list form and its detail.
+SERVED_STORIES = _schema(
+    {
+        "story_id": pl.String,
+        "last_seen": UTC_TIME,
+        "independent_sources": pl.Int64,
+        "entity_ids": pl.List(pl.String),
+        "themes": pl.List(pl.String),
+        "list_json": pl.Binary,
+        "detail_json": pl.Binary,
+    }
+)
+
+
 def empty(schema: pl.Schema) -> pl.DataFrame:
     """An empty frame with the schema's columns and dtypes."""
     return pl.DataFrame(schema=schema)

@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 import numpy as np
+import orjson
 import polars as pl
 
 from analytics.copies import normalized_text
 from analytics.embedding import EMBEDDING_DIM, FloatMatrix
-from analytics.render import CENTRAL_ROLES, served_signals
-from analytics.schema import STORIES, STORY_SIGNALS
+from analytics.render import CENTRAL_ROLES, iso_utc, served_signals
+from analytics.schema import SERVED_STORIES, STORIES, STORY_SIGNALS
 
 SIGNAL_ID = "signal_id"
 STORY_ID = "story_id"
@@ -389,3 +390,69 @@ def story_inputs(
         embedded["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM),
     )
     return served, vectors
+
+
+def render_stories(
+    stories: pl.DataFrame, signals: pl.DataFrame, entities: pl.DataFrame
+) -> pl.DataFrame:
+    """The snapshot's story table (``SERVED_STORIES``), newest activity first: per story its
+    list form and its detail as served (docs/api.md §2.8). ``signals``: (``signal_id``,
+    ``title``, ``url``, ``published_at``, ``domain``); ``entities``: (``entity_id``, ``name``,
+    ``type``). Optional fields are omitted, never null."""
+    ref = {
+        entity_id: {"entity_id": entity_id, "name": name, "type": kind}
+        for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows()
+    }
+    cards = {
+        row[SIGNAL_ID]: {
+            "signal_id": row[SIGNAL_ID],
+            "title": row["title"],
+            "url": row["url"],
+            "published_at": iso_utc(row["published_at"]),
+            "domain": row["domain"],
+        }
+        for row in signals.select(SIGNAL_ID, "title", "url", "published_at", "domain").iter_rows(
+            named=True
+        )
+    }
+    rows: list[dict[str, object]] = []
+    for story in stories.sort(["last_seen", STORY_ID], descending=True).iter_rows(named=True):
+        refs = sorted(
+            (ref[e] for e in story["entity_ids"] if e in ref),
+            key=lambda r: (r["name"].lower(), r["entity_id"]),
+        )
+        item: dict[str, object] = {
+            "story_id": story[STORY_ID],
+            "title": story["title"],
+            "first_seen": iso_utc(story["first_seen"]),
+            "last_seen": iso_utc(story["last_seen"]),
+            "signal_count": story["signal_count"],
+            "independent_sources": story["independent_sources"],
+            "domains": list(story["domains"]),
+            "themes": {
+                "value_chain": list(story["value_chain"]),
+                "market_force": list(story["market_force"]),
+            },
+            "entities": refs,
+        }
+        detail: dict[str, object] = {
+            **item,
+            # newest first, as the signal list
+            "signals": [cards[s] for s in reversed(story["signal_ids"]) if s in cards],
+        }
+        if story["merged_from"]:
+            detail["merged_from"] = list(story["merged_from"])
+        if story["split_from"] is not None:
+            detail["split_from"] = story["split_from"]
+        rows.append(
+            {
+                STORY_ID: story[STORY_ID],
+                "last_seen": story["last_seen"],
+                "independent_sources": story["independent_sources"],
+                "entity_ids": [r["entity_id"] for r in refs],
+                "themes": [*story["value_chain"], *story["market_force"]],
+                "list_json": orjson.dumps(item),
+                "detail_json": orjson.dumps(detail),
+            }
+        )
+    return pl.DataFrame(rows, schema=SERVED_STORIES, orient="row")

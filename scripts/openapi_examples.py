@@ -60,6 +60,10 @@ def examples(client: TestClient) -> dict[str, Any]:
     theme = _get(client, "/v1/themes/market_force/Regulatory & Legal")
     theme["related_themes"] = theme["related_themes"][:RELATED_SHOWN]
     found["getTheme"] = theme
+    found["listStories"] = _get(client, "/v1/stories", limit=1, min_sources=2)
+    story = _get(client, f"/v1/stories/{found['listStories']['stories'][0]['story_id']}")
+    story["signals"] = story["signals"][:RELATED_SHOWN]
+    found["getStory"] = story
     found["refreshSnapshot"] = {
         "status": "ok",
         "materialized_views": {

@@ -23,6 +23,7 @@ from analytics.schema import (
     UNITS,
 )
 from analytics.significance import with_raw_p_values
+from analytics.stories import render_stories
 from pipelines.defs.analytics.assets import entity_profiles, stories, theme_profiles
 from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
@@ -106,8 +107,8 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             # the counts behind each label's test, and its raw p-value, which the site shows
             "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
             "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
-            # stories (issue 31): published for notebooks and the endpoints to come
-            "stories": read_table(data, "stories", STORIES),
+            # issue 31: what /v1/stories serves
+            "stories": render_stories(read_table(data, "stories", STORIES), signal_frame, entities),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),
