@@ -1,5 +1,5 @@
 """``/v1/stories`` and ``/v1/stories/{story_id}`` over the snapshot the pipeline built from the
-demo corpus (issue 31; docs/api.md §4.12–4.13): keyset paging newest activity first, every
+demo corpus (issue 31; docs/api.md §4.13, §4.14): keyset paging newest activity first, every
 served signal in exactly one story, the filters, and clear 4xx on bad input."""
 
 from __future__ import annotations
