@@ -109,13 +109,16 @@ def test_every_check_is_described_and_shows_under_its_asset() -> None:
         "snapshot_verifies": "snapshot",
         "served_signals_are_complete": "snapshot",
         "profiles_agree_with_cards": "snapshot",
+        "stories_hold": "stories",
     }
     assert all(spec.description for spec in specs.values())
-    # a broken trend table must not reach the profiles and the snapshot, and a snapshot that
-    # fails a check is never published (static_site moves CURRENT); the rates only warn
+    # a broken trend or stories table must not reach the profiles and the snapshot, and a
+    # snapshot that fails a check is never published (static_site moves CURRENT); the rates
+    # only warn
     assert {name for name, spec in specs.items() if spec.blocking} == {
         "entity_trends_hold",
         "theme_trends_hold",
+        "stories_hold",
         "snapshot_verifies",
         "served_signals_are_complete",
         "profiles_agree_with_cards",
