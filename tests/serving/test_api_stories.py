@@ -139,3 +139,11 @@ def test_a_signal_list_cursor_is_refused_by_stories(api: TestClient) -> None:
     response = api.get("/v1/stories", params={"cursor": cursor})
     assert response.status_code == 400
     assert "/v1/stories" in response.json()["error"]["message"]
+
+
+def test_stories_need_a_valid_key(api: TestClient) -> None:
+    bare = TestClient(api.app)
+    for path in ("/v1/stories", "/v1/stories/sty_0000000000000000"):
+        response = bare.get(path)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "unauthorized"
