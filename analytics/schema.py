@@ -283,6 +283,46 @@ CHANGE_STATE = _schema(
 )
 
 
+# Stories (analytics.stories): one row per story, as the warehouse and the snapshot store it.
+STORIES = _schema(
+    {
+        "story_id": pl.String,
+        "title": pl.String,
+        "title_signal_id": pl.String,
+        "first_seen": UTC_TIME,
+        "last_seen": UTC_TIME,
+        "signal_ids": pl.List(pl.String),
+        "signal_count": pl.Int64,
+        "entity_ids": pl.List(pl.String),
+        "value_chain": pl.List(pl.String),
+        "market_force": pl.List(pl.String),
+        "domains": pl.List(pl.String),
+        "authors": pl.List(pl.String),
+        # distinct voices (author, else domain) once copies of an earlier signal are dropped
+        "independent_sources": pl.Int64,
+        "merged_from": pl.List(pl.String),
+        "split_from": pl.String,
+    }
+)
+# One row per signal in a story.
+STORY_SIGNALS = _schema({"signal_id": pl.String, "story_id": pl.String})
+
+
+# The snapshot's story table (issue 31): keys the list endpoint filters and sorts on, and the
+# pre-rendered JSON of a story's list form and its detail.
+SERVED_STORIES = _schema(
+    {
+        "story_id": pl.String,
+        "last_seen": UTC_TIME,
+        "independent_sources": pl.Int64,
+        "entity_ids": pl.List(pl.String),
+        "themes": pl.List(pl.String),
+        "list_json": pl.Binary,
+        "detail_json": pl.Binary,
+    }
+)
+
+
 def empty(schema: pl.Schema) -> pl.DataFrame:
     """An empty frame with the schema's columns and dtypes."""
     return pl.DataFrame(schema=schema)

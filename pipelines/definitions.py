@@ -7,10 +7,11 @@ import dagster as dg
 from pipelines.defs.analytics.assets import (
     entity_profiles,
     entity_trends,
+    stories,
     theme_profiles,
     theme_trends,
 )
-from pipelines.defs.analytics.checks import entity_trends_hold, theme_trends_hold
+from pipelines.defs.analytics.checks import entity_trends_hold, stories_hold, theme_trends_hold
 from pipelines.defs.automation.jobs import daily_refresh, inbox_sensor, refresh_job
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
@@ -44,6 +45,7 @@ ASSETS = [
     entity_profiles,
     theme_profiles,
     unit_embeddings,
+    stories,
     snapshot,
     static_site,
 ]
@@ -55,6 +57,7 @@ CHECKS = [
     profiles_agree_with_cards,
     entity_trends_hold,
     theme_trends_hold,
+    stories_hold,
 ]
 
 # Run after a publish, in their own job: never part of a build or a refresh

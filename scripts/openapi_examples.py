@@ -4,7 +4,8 @@ from a demo build: ``python scripts/openapi_examples.py DATA_DIR`` after ``aimi 
 
 Each example is a real answer of the routes over the demo snapshot, cut short so the document
 stays readable: one item per list (``limit=1`` where the endpoint pages, so ``has_more`` and
-``next_cursor`` are real), the signal with the fewest units, two related entities and themes.
+``next_cursor`` are real), the signal with the fewest units, two related entities and themes,
+a story's first two entities and signals.
 The refresh example is the report a refresh right after the build gives: the refreshed views,
 nothing new to embed and the snapshot served.
 """
@@ -60,6 +61,13 @@ def examples(client: TestClient) -> dict[str, Any]:
     theme = _get(client, "/v1/themes/market_force/Regulatory & Legal")
     theme["related_themes"] = theme["related_themes"][:RELATED_SHOWN]
     found["getTheme"] = theme
+    stories = _get(client, "/v1/stories", limit=1, min_sources=2)
+    story = _get(client, f"/v1/stories/{stories['stories'][0]['story_id']}")
+    for item in (stories["stories"][0], story):
+        item["entities"] = item["entities"][:RELATED_SHOWN]
+    story["signals"] = story["signals"][:RELATED_SHOWN]
+    found["listStories"] = stories
+    found["getStory"] = story
     found["refreshSnapshot"] = {
         "status": "ok",
         "materialized_views": {

@@ -1,5 +1,5 @@
-"""The entity and theme halves of a loaded snapshot: pre-rendered JSON per entity and theme,
-and the columns the entity list filters and sorts on, laid out for keyset paging.
+"""The entity, theme and story parts of a loaded snapshot: pre-rendered JSON per entity, theme
+and story, and the columns their lists filter and sort on, laid out for keyset paging.
 
 Every list is a walk over a precomputed order: for the entity list one permutation per sort,
 for trending one per mode (its ranks were fixed at build time). A request builds one boolean
@@ -18,7 +18,7 @@ import polars as pl
 
 from analytics.entities import fold_name
 from analytics.trends import MODES, Mode
-from serving.cursor import EntityKey
+from serving.cursor import EntityKey, StoryKey
 
 EntitySort = Literal["signal_count", "first_seen", "trend"]
 ENTITY_SORTS: tuple[EntitySort, ...] = get_args(EntitySort)
@@ -207,3 +207,100 @@ class ThemeCatalog:
             for body, own_axis in zip(self.list_json, self.axes, strict=True)
             if axis is None or own_axis == axis
         ]
+
+
+@dataclass(frozen=True)
+class StoryQuery:
+    """The story list's filters: any of ``entity_ids`` (an entity and its family), a canonical
+    ``theme``, activity (``last_seen``) at or after ``active_from_us``, at least
+    ``min_sources`` independent sources."""
+
+    entity_ids: frozenset[str] | None = None
+    theme: str | None = None
+    active_from_us: int | None = None
+    min_sources: int = 1
+    after: StoryKey | None = None
+
+
+@dataclass(frozen=True)
+class StoryPage:
+    items: list[bytes]
+    has_more: bool
+    last: StoryKey | None  # set only when has_more
+
+
+@dataclass(frozen=True, eq=False)
+class StoryCatalog:
+    """The snapshot's stories (issue 31), newest activity first: rows in ``(last_seen
+    descending, story_id)`` order, ``keys`` their ``(-last_seen_us, story_id)`` ascending, for
+    ``bisect``."""
+
+    story_ids: list[str]
+    keys: list[tuple[int, str]]
+    last_seen_us: Int64Array
+    sources: Int64Array
+    entity_rows: dict[str, Int64Array]
+    theme_rows: dict[str, Int64Array]
+    list_json: list[bytes]
+    details: dict[str, bytes]
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame) -> StoryCatalog:
+        frame = frame.with_columns(pl.col("last_seen").dt.epoch("us").alias("_us")).sort(
+            ["_us", "story_id"], descending=[True, False]
+        )
+        story_ids: list[str] = frame["story_id"].to_list()
+        last_seen_us = frame["_us"].to_numpy().astype(np.int64)
+
+        def rows_by(column: str) -> dict[str, Int64Array]:
+            grouped: dict[str, list[int]] = {}
+            for row, members in enumerate(frame[column].to_list()):
+                for member in members or []:
+                    grouped.setdefault(member, []).append(row)
+            return {k: np.asarray(v, dtype=np.int64) for k, v in grouped.items()}
+
+        return cls(
+            story_ids=story_ids,
+            keys=[(-int(us), sid) for us, sid in zip(last_seen_us, story_ids, strict=True)],
+            last_seen_us=last_seen_us,
+            sources=frame["independent_sources"].to_numpy().astype(np.int64),
+            entity_rows=rows_by("entity_ids"),
+            theme_rows=rows_by("themes"),
+            list_json=frame["list_json"].to_list(),
+            details=dict(zip(story_ids, frame["detail_json"].to_list(), strict=True)),
+        )
+
+    @classmethod
+    def empty(cls) -> StoryCatalog:
+        """A snapshot published before stories existed serves none."""
+        return cls([], [], np.empty(0, np.int64), np.empty(0, np.int64), {}, {}, [], {})
+
+    def __len__(self) -> int:
+        return len(self.story_ids)
+
+    def page(self, query: StoryQuery, limit: int) -> StoryPage:
+        """Up to ``limit`` list-form stories after ``query.after``, newest activity first."""
+        mask = self.sources >= query.min_sources
+        if query.active_from_us is not None:
+            mask &= self.last_seen_us >= query.active_from_us
+        if query.theme is not None:
+            allowed = np.zeros(len(self), dtype=bool)
+            allowed[self.theme_rows.get(query.theme, np.empty(0, np.int64))] = True
+            mask &= allowed
+        if query.entity_ids is not None:
+            allowed = np.zeros(len(self), dtype=bool)
+            for entity_id in query.entity_ids:
+                allowed[self.entity_rows.get(entity_id, np.empty(0, np.int64))] = True
+            mask &= allowed
+        start = 0
+        if query.after is not None:
+            start = bisect_right(self.keys, (-query.after.last_seen_us, query.after.story_id))
+        rows = np.flatnonzero(mask[start:])[: limit + 1] + start
+        page = rows.tolist()
+        has_more = len(page) > limit
+        page = page[:limit]
+        last = None
+        if has_more:
+            row = page[-1]
+            last = StoryKey(int(self.last_seen_us[row]), self.story_ids[row])
+        return StoryPage([self.list_json[row] for row in page], has_more, last)

@@ -61,6 +61,8 @@ def decode_changed(cursor: str) -> ChangedKey:
 def _describe(sort: object) -> str:
     if isinstance(sort, str) and sort.startswith("entities:"):
         return f"/v1/entities sort={sort.partition(':')[2]!r}"
+    if sort == "stories":
+        return "/v1/stories"
     return f"/v1/signals sort={sort!r}"
 
 
@@ -147,3 +149,24 @@ def decode_entities(cursor: str, sort: str) -> EntityKey:
     _require_sort(payload, f"entities:{sort}")
     value, entity_id = _int_and_id(payload)
     return EntityKey(value=value, entity_id=entity_id)
+
+
+@dataclass(frozen=True)
+class StoryKey:
+    """Keyset position of ``/v1/stories``: the last story's ``last_seen`` (microseconds since
+    the epoch, descending) and ``story_id`` (ascending)."""
+
+    last_seen_us: int
+    story_id: str
+
+
+def encode_stories(key: StoryKey) -> str:
+    return _encode("stories", [key.last_seen_us, key.story_id])
+
+
+def decode_stories(cursor: str) -> StoryKey:
+    """The position in a ``/v1/stories`` cursor; 400 ``field=cursor`` otherwise."""
+    payload = _payload(cursor)
+    _require_sort(payload, "stories")
+    last_seen_us, story_id = _int_and_id(payload)
+    return StoryKey(last_seen_us=last_seen_us, story_id=story_id)

@@ -200,3 +200,41 @@ ENTITY_FILTERS: dict[str, ListFilter] = {
     "notability": NOTABILITY,
     "min_signals": MIN_SIGNALS,
 }
+
+# /v1/stories and its MCP tool (issue 31)
+STORY_ENTITY = ListFilter(
+    str | None,
+    rest="Stories whose signals mention this entity: public id (`ent:/…`) or exact display name "
+    "or alias, in any case; a family covers its members. Unknown → 404, never an empty list.",
+    mcp="Public entity ID or exact display name (any case, aliases too); a family covers its "
+    "members. Unknown → error.",
+    max_length=MAX_ENTITY_FILTER_CHARS,
+)
+STORY_THEME = ListFilter(
+    str | None,
+    rest="Stories with a signal carrying this theme label. " + THEME_MATCHING,
+    mcp=_THEME_FOR_MCP,
+    max_length=MAX_THEME_CHARS,
+    rest_schema=theme_enum,
+)
+STORY_WINDOW = ListFilter(
+    str | None,
+    rest="Stories active in the window: `last_seen` at or after the snapshot's `as_of` minus "
+    "this (d = days, w = weeks, m = 30-day months; e.g. 7d, 2w, 1m; 1–9999).",
+    mcp="Stories active since the snapshot's as_of minus this: d = days, w = weeks, m = 30-day "
+    "months (e.g. 7d, 2w).",
+    pattern=WINDOW_PATTERN,
+)
+MIN_SOURCES = ListFilter(
+    int,
+    rest="Minimum `independent_sources`; 1 (the default) includes single-signal stories.",
+    mcp="Minimum independent sources; 1 includes everything.",
+    ge=1,
+    le=2**31,
+)
+STORY_FILTERS: dict[str, ListFilter] = {
+    "entity": STORY_ENTITY,
+    "theme": STORY_THEME,
+    "window": STORY_WINDOW,
+    "min_sources": MIN_SOURCES,
+}

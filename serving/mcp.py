@@ -236,7 +236,7 @@ def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> M
         version=API_VERSION,
     )
     tools = _Tools(server, snapshot, embed)
-    for register in (_theme_tools, _entity_tools, _signal_tools, _search_tool):
+    for register in (_theme_tools, _entity_tools, _signal_tools, _story_tools, _search_tool):
         register(tools)
     return server
 
@@ -393,6 +393,35 @@ def _signal_tools(tools: _Tools) -> None:
         signal_id: Annotated[str, Field(description="The signal's `signal_id`.")],
     ) -> dict[str, Any]:
         return tools.answer(service.get_signal, signal_id)
+
+
+def _story_tools(tools: _Tools) -> None:
+    """The story tools (issue 31): ``list_stories``, ``get_story``."""
+
+    @tools.tool("list_stories", "List stories, newest activity first")
+    async def list_stories(
+        entity: Annotated[str | None, filters.STORY_ENTITY.field()] = None,
+        theme: Annotated[str | None, filters.STORY_THEME.field()] = None,
+        window: Annotated[str | None, filters.STORY_WINDOW.field()] = None,
+        min_sources: Annotated[int, filters.MIN_SOURCES.field()] = 1,
+        cursor: Cursor = None,
+        limit: Limit = DEFAULT_LIMIT,
+    ) -> dict[str, Any]:
+        return tools.answer(
+            service.list_stories,
+            entity=entity,
+            theme=theme,
+            window=window,
+            min_sources=min_sources,
+            cursor=cursor,
+            limit=limit,
+        )
+
+    @tools.tool("get_story", "One story with its signals")
+    async def get_story(
+        story_id: Annotated[str, Field(max_length=64, description="The story's `story_id`.")],
+    ) -> dict[str, Any]:
+        return tools.answer(service.get_story, story_id)
 
 
 def _search_tool(tools: _Tools) -> None:

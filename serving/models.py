@@ -177,6 +177,61 @@ class SignalList(BaseModel):
     )
 
 
+class StorySignal(BaseModel):
+    """A signal of a story, in brief; `GET /v1/signals/{signal_id}` has the rest."""
+
+    signal_id: str = Field(description="The signal's id.")
+    title: str = Field(description="The signal's title.")
+    url: str = Field(description="Canonical URL of the source.")
+    published_at: datetime = Field(description="Publication time (UTC).")
+    domain: str = Field(description="Registrable domain of the source.")
+
+
+class Story(BaseModel):
+    """Signals about the same event or development, grouped within a rolling window of days."""
+
+    story_id: str = Field(
+        description="Stable id, `sty_…`: a story keeps it as it grows across builds."
+    )
+    title: str = Field(description="The title of its most central signal.")
+    first_seen: datetime = Field(description="Publication time of its earliest signal (UTC).")
+    last_seen: datetime = Field(description="Publication time of its latest signal (UTC).")
+    signal_count: int = Field(description="Its signals.")
+    independent_sources: int = Field(
+        description="Distinct voices — the author when the source names one, else its domain — "
+        "with reprints and near-copies of an earlier signal counted once."
+    )
+    domains: list[str] = Field(description="Distinct source domains, sorted.")
+    themes: Themes = Field(description="Theme labels of its signals, both axes.")
+    entities: list[EntityRef] = Field(description="Entities its signals mention.")
+
+
+class StoryDetail(Story):
+    """One story with its signals."""
+
+    signals: list[StorySignal] = Field(description="Its signals, newest first.")
+    merged_from: list[str] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Ids of earlier stories this one absorbed when a rebuild merged them "
+        "(omitted when none).",
+    )
+    split_from: str | SkipJsonSchema[None] = Field(
+        default=None,
+        description="The earlier story this one was cut from, whose id went to another part "
+        "(omitted when none).",
+    )
+
+
+class StoryList(BaseModel):
+    """A page of stories, newest activity first."""
+
+    stories: list[Story] = Field(description="At most `limit` stories, in the page's order.")
+    has_more: bool = Field(description=_HAS_MORE)
+    next_cursor: str | None = Field(
+        description="Opaque: the next page's cursor, null once `has_more` is false."
+    )
+
+
 Direction = Literal["Rising", "Stable", "Declining", "New"]
 ThemeDirection = Literal["Rising", "Stable", "Declining"]
 Confidence = Literal["Significant", "Insignificant"]

@@ -52,6 +52,12 @@ OPENAPI_TAGS: list[dict[str, Any]] = [
         "`market_force`), with the same trend numbers and labels as entities.",
     },
     {
+        "name": "stories",
+        "description": "Stories: signals about the same event or development, grouped within a "
+        "rolling window of days, with their independent sources. Cursor-paginated, newest "
+        "activity first.",
+    },
+    {
         "name": "health",
         "description": "Liveness, version and the API changelog. No API key needed.",
     },

@@ -24,15 +24,17 @@ from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis, UnknownTheme, resolve_theme
 from analytics.trends import MIN_LABELLED, Mode
-from serving.catalog import EntityQuery, EntitySort
+from serving.catalog import EntityQuery, EntitySort, StoryQuery
 from serving.cursor import (
     ChangedKey,
     decode_changed,
     decode_entities,
     decode_published,
+    decode_stories,
     encode_changed,
     encode_entities,
     encode_published,
+    encode_stories,
 )
 from serving.errors import InvalidParameters, NotFound
 from serving.responses import DEFAULT_LIMIT, MAX_LIMIT, json_list
@@ -135,6 +137,19 @@ ABOUT: dict[str, str] = {
         "from the first change instead). Pass `next_cursor` back until `has_more` is false; "
         "it is returned on the last page too, and `snapshot_id` names the snapshot answered "
         "from. Cursors of `list_signals` with `sort=changed` work here, and these there."
+    ),
+    "list_stories": (
+        "Cursor-paginated stories: signals about the same event or development, grouped within "
+        "a rolling window of days (a story keeps its id as it grows). Newest activity "
+        "(`last_seen`) first, ties by `story_id`. `independent_sources` counts distinct authors "
+        "(else domains), reprints and near-copies once. `window` keeps stories active in it "
+        "(measured back from the snapshot's `as_of`); `entity` matches the entity or a family "
+        "member; `min_sources` is the least `independent_sources`. Pass `next_cursor` back as "
+        "`cursor` until `has_more` is false."
+    ),
+    "get_story": (
+        "One story with its signals (newest first) and, when a rebuild merged or split it, "
+        "`merged_from` / `split_from`."
     ),
     "search": (
         "Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered "
@@ -457,6 +472,44 @@ def get_signal(snapshot: LoadedSnapshot, signal_id: str) -> bytes:
     detail = snapshot.details.get(signal_id)
     if detail is None:
         raise NotFound(f"signal '{_shown(signal_id)}' not found")
+    return detail
+
+
+# --- stories ----------------------------------------------------------------------------------
+
+
+def list_stories(
+    snapshot: LoadedSnapshot,
+    *,
+    entity: str | None = None,
+    theme: str | None = None,
+    window: str | None = None,
+    min_sources: int = 1,
+    cursor: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> bytes:
+    """A keyset page of stories, newest activity first. An empty ``cursor`` is no cursor."""
+    filters = resolve_filters(snapshot, entity=entity, theme=theme, keyword=None)
+    active_from, _ = published_bounds(None, None, window, snapshot.as_of)
+    query = StoryQuery(
+        entity_ids=filters.get("entity_ids"),
+        theme=filters.get("theme"),
+        active_from_us=active_from,
+        min_sources=min_sources,
+        after=decode_stories(cursor) if cursor else None,
+    )
+    page = snapshot.stories.page(query, limit)
+    next_cursor = encode_stories(page.last) if page.last is not None else None
+    return json_list(
+        "stories", page.items, extra=(("has_more", page.has_more), ("next_cursor", next_cursor))
+    )
+
+
+def get_story(snapshot: LoadedSnapshot, story_id: str) -> bytes:
+    """One story with its signals."""
+    detail = snapshot.stories.details.get(story_id)
+    if detail is None:
+        raise NotFound(f"story '{_shown(story_id)}' not found")
     return detail
 
 

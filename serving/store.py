@@ -24,7 +24,7 @@ from analytics.entities import Entity, entity_from_row
 from analytics.linking import EntityIndex
 from analytics.render import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
-from serving.catalog import EntityCatalog, ThemeCatalog
+from serving.catalog import EntityCatalog, StoryCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
 from serving.errors import Unavailable
 from serving.search import SearchIndex, rows_by_member
@@ -37,6 +37,8 @@ log = logging.getLogger("aimi.serving")
 
 SIGNALS_TABLE = "signals"
 REQUIRED_TABLES = ("entity_profiles", "theme_profiles", "search_units")
+# optional: a snapshot published before issue 31 has no stories and serves an empty list
+STORIES_TABLE = "stories"
 # How long a client should wait before asking again while no snapshot is loaded: a first build
 # takes tens of seconds, and the poller picks up the publish within a couple of seconds of that.
 RETRY_AFTER_SECONDS = 30
@@ -99,6 +101,7 @@ class LoadedSnapshot:
     entities: EntityCatalog
     themes: ThemeCatalog
     search: SearchIndex
+    stories: StoryCatalog
 
     @classmethod
     def from_opened(cls, opened: OpenedSnapshot) -> LoadedSnapshot:
@@ -163,6 +166,11 @@ class LoadedSnapshot:
             entities=EntityCatalog.from_frame(opened.read_table("entity_profiles")),
             themes=ThemeCatalog.from_frame(opened.read_table("theme_profiles")),
             search=SearchIndex(opened, opened.manifest.as_of),
+            stories=(
+                StoryCatalog.from_frame(opened.read_table(STORIES_TABLE))
+                if STORIES_TABLE in opened.manifest.tables
+                else StoryCatalog.empty()
+            ),
         )
 
     def __len__(self) -> int:

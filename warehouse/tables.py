@@ -44,6 +44,7 @@ TABLE_NAMES = (
     "theme_weekly_counts",
     "theme_cooccurrence",
     "theme_profiles",
+    "stories",
     "change_state",
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from serving.routers import admin, entities, health, search, signals, themes
+from serving.routers import admin, entities, health, search, signals, stories, themes
 
 API_PREFIX = "/v1"
 
@@ -18,6 +18,7 @@ def v1_router() -> APIRouter:
         signals.router,
         entities.router,
         themes.router,
+        stories.router,
         admin.router,
     ):
         router.include_router(resource)

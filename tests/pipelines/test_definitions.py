@@ -67,6 +67,7 @@ DECLARED = {
     "unit_embeddings": schema.UNIT_EMBEDDINGS,
     "entity_profiles": schema.ENTITY_PROFILES,
     "theme_profiles": schema.THEME_PROFILES,
+    "stories": schema.STORIES,
 }
 
 
@@ -117,13 +118,16 @@ def test_every_check_is_described_and_shows_under_its_asset() -> None:
         "snapshot_verifies": "snapshot",
         "served_signals_are_complete": "snapshot",
         "profiles_agree_with_cards": "snapshot",
+        "stories_hold": "stories",
     }
     assert all(spec.description for spec in specs.values())
-    # a broken trend table must not reach the profiles and the snapshot, and a snapshot that
-    # fails a check is never published (static_site moves CURRENT); the rates only warn
+    # a broken trend or stories table must not reach the profiles and the snapshot, and a
+    # snapshot that fails a check is never published (static_site moves CURRENT); the rates
+    # only warn
     assert {name for name, spec in specs.items() if spec.blocking} == {
         "entity_trends_hold",
         "theme_trends_hold",
+        "stories_hold",
         "snapshot_verifies",
         "served_signals_are_complete",
         "profiles_agree_with_cards",
@@ -246,7 +250,7 @@ def assert_every_materialization_carries_its_metadata(
     for trends in ("entity_trends", "theme_trends"):
         assert isinstance(by_asset[trends]["top_movers"], dg.MarkdownMetadataValue)
     checks = {check.check_name: check for check in result.get_asset_check_evaluations()}
-    assert len(checks) == 7
+    assert len(checks) == 8
     blocking = set(checks) - {"quarantine_rate_is_low", "unit_rejection_rate_is_low"}
     assert all(checks[name].passed for name in blocking)
 

@@ -40,6 +40,8 @@ TOOLS = {
     "list_signals",
     "list_changes",
     "get_signal",
+    "list_stories",
+    "get_story",
 }
 
 
@@ -116,6 +118,7 @@ def test_tools_return_what_the_routes_return(
 ) -> None:
     entity_id = rest.get("/v1/entities", params={"limit": 1}).json()["entities"][0]["entity_id"]
     signal_id = rest.get("/v1/signals", params={"limit": 1}).json()["signals"][0]["signal_id"]
+    story_id = rest.get("/v1/stories", params={"limit": 1}).json()["stories"][0]["story_id"]
     cases: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
         ("get_themes", {}, "/v1/themes", {}),
         ("get_themes", {"axis": "market_force"}, "/v1/themes", {"axis": "market_force"}),
@@ -140,6 +143,13 @@ def test_tools_return_what_the_routes_return(
         ),
         ("get_signal", {"signal_id": signal_id}, f"/v1/signals/{signal_id}", {}),
         ("list_signals", {"limit": 3, "window": "2w"}, "/v1/signals", {"limit": 3, "window": "2w"}),
+        (
+            "list_stories",
+            {"limit": 3, "min_sources": 2},
+            "/v1/stories",
+            {"limit": 3, "min_sources": 2},
+        ),
+        ("get_story", {"story_id": story_id}, f"/v1/stories/{story_id}", {}),
         (
             "list_signals",
             {"sort": "changed", "limit": 4},

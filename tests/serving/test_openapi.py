@@ -32,6 +32,8 @@ OPERATION_IDS = {
     "getHealth",
     "getChangelog",
     "refreshSnapshot",
+    "listStories",
+    "getStory",
 }
 CAMEL_CASE = re.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
 # Text a consumer of the document cannot follow: internal specs, design notes, repository files.
@@ -123,7 +125,7 @@ def test_theme_parameters_list_the_12_labels(spec: dict[str, Any]) -> None:
             assert strings[0]["enum"] == ALL_LABELS, parameter
             # the routes read labels in any case: the document says so
             assert "any case" in parameter["description"], parameter
-    assert len(seen) == 5, seen  # signals, search, entities, trending, the theme path
+    assert len(seen) == 6, seen  # signals, search, entities, trending, the theme path, stories
 
 
 def test_no_text_points_at_files_a_consumer_cannot_see(spec: dict[str, Any]) -> None:

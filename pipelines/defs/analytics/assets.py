@@ -29,9 +29,12 @@ from analytics.schema import (
     SIGNAL_ENTITIES,
     SIGNAL_THEMES,
     SIGNALS,
+    STORIES,
     THEME_PROFILES,
+    UNIT_EMBEDDINGS,
     UNITS,
 )
+from analytics.stories import StoryParams, build_stories, story_inputs
 from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
@@ -44,6 +47,7 @@ from analytics.trends import (
     weekly_counts,
 )
 from pipelines.defs.decompose.assets import UNITS_TABLE
+from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import ENTITIES_TABLE, SIGNAL_ENTITIES_TABLE, signal_themes
 from pipelines.metadata import (
     column_schema,
@@ -320,5 +324,63 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
         metadata={
             **table_metadata(rendered),
             "themes": native_table(preview),
+        }
+    )
+
+
+@dg.asset(
+    deps=[UNITS_TABLE, SIGNAL_ENTITIES_TABLE, signal_themes, unit_embeddings],
+    metadata={"dagster/column_schema": column_schema(STORIES)},
+    group_name="analytics",
+    description=(
+        "Stories: served signals about the same event or development, grouped within a "
+        "rolling window of days (docs/design.md §7). Per story a stable id (carried over from "
+        "the previous build by shared signals; merges and splits recorded), the title of its "
+        "most central signal, first and last seen, its signals, entities and themes, and its "
+        "independent sources (distinct authors, else domains, reprints counted once)."
+    ),
+    owners=[_TEAM],
+    kinds={"polars", "parquet"},
+)
+def stories(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    served, vectors = story_inputs(
+        read_table(data, "signals", SIGNALS),
+        read_table(data, "units", UNITS),
+        read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
+        aimi.clock(),
+    )
+    previous = read_table(data, "stories", STORIES)
+    built, _ = build_stories(
+        served,
+        vectors,
+        read_table(data, "signal_entities", SIGNAL_ENTITIES),
+        read_table(data, "signal_themes", SIGNAL_THEMES),
+        previous=previous.select("story_id", pl.col("signal_ids").alias("signal_id")).explode(
+            "signal_id"
+        ),
+        params=StoryParams(),
+    )
+    write_table(data, "stories", built)
+    multi = built.filter(pl.col("signal_count") > 1)
+    context.log.info(
+        "stories: %d (%d with more than one signal) over %d signals",
+        built.height,
+        multi.height,
+        served.height,
+    )
+    top = built.sort(
+        "independent_sources", "signal_count", "story_id", descending=[True, True, False]
+    )
+    return dg.MaterializeResult(
+        metadata={
+            **table_metadata(built),
+            "signals": served.height,
+            "stories with more than one signal": multi.height,
+            "merged": int((built["merged_from"].list.len() > 0).sum()),
+            "split": int(built["split_from"].is_not_null().sum()),
+            "top_by_sources": native_table(
+                top.head(10).select("title", "signal_count", "independent_sources", "last_seen")
+            ),
         }
     )

@@ -20,7 +20,7 @@ from analytics.trends import (
     SMALL,
     STABILITY,
 )
-from pipelines.defs.analytics.assets import ENTITY_TABLES, THEME_TABLES
+from pipelines.defs.analytics.assets import ENTITY_TABLES, THEME_TABLES, stories
 from pipelines.resources import AimiResource
 
 MIN_SIGNALS_FOR_LABELS = 8
@@ -88,3 +88,38 @@ def entity_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
 )
 def theme_trends_hold(aimi: AimiResource) -> dg.AssetCheckResult:
     return _check(aimi, "theme_trends", themes=True)
+
+
+def story_problems(stories: pl.DataFrame) -> list[str]:
+    """Everything wrong with a stories table, in words; empty when it holds."""
+    problems: list[str] = []
+    members = stories.select("story_id", "signal_ids").explode("signal_ids")
+    empty = stories.filter(pl.col("signal_ids").list.len() == 0).height
+    if empty:
+        problems.append(f"{empty} stories without a signal")
+    repeated = members.filter(pl.col("signal_ids").is_duplicated())["signal_ids"].unique()
+    if repeated.len():
+        problems.append(
+            f"{repeated.len()} signals in more than one story: {repeated.head(3).to_list()}"
+        )
+    if stories["story_id"].n_unique() != stories.height:
+        problems.append("story ids are not unique")
+    return problems
+
+
+@dg.asset_check(
+    asset=stories,
+    blocking=True,
+    description=(
+        "Every signal is in at most one story, no story is without a signal, and story ids "
+        "are unique (blocking: the snapshot never serves a broken stories table)."
+    ),
+)
+def stories_hold(aimi: AimiResource) -> dg.AssetCheckResult:
+    path = aimi.data().table_path("stories")
+    table = pl.read_parquet(path)
+    problems = story_problems(table)
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={"stories": table.height, "problems": "; ".join(problems) or "none"},
+    )

@@ -17,12 +17,14 @@ from analytics.schema import (
     SIGNAL_ENTITIES,
     SIGNAL_THEMES,
     SIGNALS,
+    STORIES,
     UNIT_EMBEDDINGS,
     UNIT_ENTITIES,
     UNITS,
 )
 from analytics.significance import with_raw_p_values
-from pipelines.defs.analytics.assets import entity_profiles, theme_profiles
+from analytics.stories import render_stories
+from pipelines.defs.analytics.assets import entity_profiles, stories, theme_profiles
 from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import (
@@ -58,6 +60,7 @@ SNAPSHOT_FRESHNESS = dg.FreshnessPolicy.time_window(
         entity_profiles,
         theme_profiles,
         unit_embeddings,
+        stories,
     ],
     group_name="publish",
     description=(
@@ -109,6 +112,8 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             # the counts behind each label's test, and its raw p-value, which the site shows
             "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
             "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
+            # issue 31: what /v1/stories serves
+            "stories": render_stories(read_table(data, "stories", STORIES), signal_frame, entities),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),

@@ -48,6 +48,7 @@ from .list_entities_type_type_0 import ListEntitiesTypeType0
 from .list_signals_content_type_type_0 import ListSignalsContentTypeType0
 from .list_signals_sort import ListSignalsSort
 from .list_signals_theme_type_0 import ListSignalsThemeType0
+from .list_stories_theme_type_0 import ListStoriesThemeType0
 from .list_themes_axis_type_0 import ListThemesAxisType0
 from .materialized_views import MaterializedViews
 from .refresh_result import RefreshResult
@@ -67,6 +68,10 @@ from .signal_detail_content_type import SignalDetailContentType
 from .signal_list import SignalList
 from .snapshot_info import SnapshotInfo
 from .snippet import Snippet
+from .story import Story
+from .story_detail import StoryDetail
+from .story_list import StoryList
+from .story_signal import StorySignal
 from .theme import Theme
 from .theme_axis import ThemeAxis
 from .theme_confidence_type_0 import ThemeConfidenceType0
@@ -144,6 +149,7 @@ __all__ = (
     "ListSignalsContentTypeType0",
     "ListSignalsSort",
     "ListSignalsThemeType0",
+    "ListStoriesThemeType0",
     "ListThemesAxisType0",
     "MaterializedViews",
     "RefreshResult",
@@ -163,6 +169,10 @@ __all__ = (
     "SignalList",
     "SnapshotInfo",
     "Snippet",
+    "Story",
+    "StoryDetail",
+    "StoryList",
+    "StorySignal",
     "Theme",
     "ThemeAxis",
     "ThemeConfidenceType0",

@@ -1,0 +1,458 @@
+"""Stories (docs/design.md §7): signals about the same event or development, grouped within a
+rolling window of days, each story with a stable id, a title, first and last seen, its signals,
+entities and themes, and its independent sources.
+
+The method, chosen by the numbers in docs/quality.md ("Stories"):
+
+1. A signal's vector is the mean of its units' MiniLM vectors (the build embedded them already),
+   unit length; two signals' similarity is their cosine plus ``entity_weight`` times the Jaccard
+   overlap of the entities they link.
+2. Each UTC day's signals are clustered by average linkage, cut at ``link``.
+3. Days are taken in order; a day's cluster joins the open story (one whose last signal is at
+   most ``window_days`` days old) whose centroid it is most similar to, when that similarity is
+   at least ``attach``; otherwise it starts a story. A story therefore grows across days and
+   publishes, and an earlier day's stories never depend on a later day's signals.
+
+Ids: a story is named after its earliest signal (``story_id_for``); ``carry_ids`` then gives each
+story the id of the previous snapshot's story it shares most signals with, so a story keeps its
+id as it grows, and records the previous ids it absorbed (a merge) or was cut from (a split).
+
+Input only: signals' time, title, text-derived vectors, entities, themes, domains, authors and
+content hashes. Publisher annotations of a corpus (AINews ``issue``/``section``, which ingest
+keeps in ``sources.extra``) are never read: they are labels for evaluation only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import numpy as np
+import orjson
+import polars as pl
+
+from analytics.copies import normalized_text
+from analytics.embedding import EMBEDDING_DIM, FloatMatrix
+from analytics.render import CENTRAL_ROLES, iso_utc, served_signals
+from analytics.schema import SERVED_STORIES, STORIES, STORY_SIGNALS
+
+SIGNAL_ID = "signal_id"
+STORY_ID = "story_id"
+STORY_PREFIX = "sty_"
+
+
+@dataclass(frozen=True)
+class StoryParams:
+    """The method's four parameters (docs/quality.md, "Stories": chosen on AINews 2024)."""
+
+    # a story stays open for new signals this many days after its last one
+    window_days: int = 3
+    # average-linkage cut within one day, on cosine + entity bonus
+    link: float = 0.5
+    # a day's cluster joins an open story when its centroid similarity is at least this
+    attach: float = 0.85
+    # weight of the Jaccard overlap of linked entities, added to the cosine
+    entity_weight: float = 0.3
+
+
+def signal_vectors(
+    signal_ids: Sequence[str], unit_signal_ids: Sequence[str], unit_vectors: FloatMatrix
+) -> FloatMatrix:
+    """Per signal of ``signal_ids``, the unit-length mean of its units' vectors (row i of
+    ``unit_vectors`` belongs to ``unit_signal_ids[i]``); zeros for a signal without units."""
+    index = {sid: i for i, sid in enumerate(signal_ids)}
+    out = np.zeros((len(signal_ids), EMBEDDING_DIM), dtype=np.float32)
+    rows = np.fromiter((index.get(s, -1) for s in unit_signal_ids), dtype=np.int64)
+    keep = rows >= 0
+    np.add.at(out, rows[keep], unit_vectors[keep])
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+def _jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
+    """Pairwise Jaccard overlap of ``sets`` (0 where either is empty)."""
+    n = len(sets)
+    vocabulary: dict[str, int] = {}
+    cells = [
+        (row, vocabulary.setdefault(key, len(vocabulary)))
+        for row, s in enumerate(sets)
+        for key in s
+    ]
+    if not cells:
+        return np.zeros((n, n), dtype=np.float32)
+    incidence = np.zeros((n, len(vocabulary)), dtype=np.float32)
+    for row, col in cells:
+        incidence[row, col] = 1.0
+    shared = incidence @ incidence.T
+    sizes = incidence.sum(axis=1)
+    union = sizes[:, None] + sizes[None, :] - shared
+    out: FloatMatrix = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+    return out
+
+
+def _average_linkage(similarity: FloatMatrix, cut: float) -> list[int]:
+    """Cluster labels (0..k-1, in order of first member) of average linkage on ``1 - similarity``
+    cut at distance ``1 - cut``."""
+    n = similarity.shape[0]
+    if n == 1:
+        return [0]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    distance = np.clip(1.0 - similarity.astype(np.float64), 0.0, None)
+    np.fill_diagonal(distance, 0.0)
+    tree = linkage(squareform(distance, checks=False), method="average")
+    raw = fcluster(tree, t=1.0 - cut, criterion="distance")
+    first: dict[int, int] = {}
+    return [first.setdefault(int(label), len(first)) for label in raw]
+
+
+@dataclass
+class _Open:
+    label: int
+    total: FloatMatrix  # sum of member vectors
+    entities: set[str]
+    last_day: date
+
+
+def cluster_signals(
+    signals: pl.DataFrame,
+    vectors: FloatMatrix,
+    signal_entities: Mapping[str, frozenset[str]],
+    params: StoryParams | None = None,
+) -> list[int]:
+    """Story labels (0..k-1) per row of ``signals`` (columns ``signal_id``, ``published_at``),
+    ``vectors`` row-aligned and unit length. Labels number stories in order of their first day,
+    then of their first signal in that day's order (published_at, signal_id)."""
+    params = params or StoryParams()
+    n = signals.height
+    labels = [-1] * n
+    if n == 0:
+        return labels
+    order = signals.select(
+        pl.int_range(pl.len()).alias("_row"),
+        pl.col("published_at").dt.date().alias("_day"),
+        "published_at",
+        SIGNAL_ID,
+    ).sort("_day", "published_at", SIGNAL_ID)
+    open_stories: list[_Open] = []
+    next_label = 0
+    days = order["_day"].to_list()
+    all_rows = order["_row"].to_list()
+    all_ids = order[SIGNAL_ID].to_list()
+    starts = [0, *(i for i in range(1, n) if days[i] != days[i - 1]), n]
+    for start, end in itertools.pairwise(starts):
+        day = days[start]
+        rows = all_rows[start:end]
+        ids = all_ids[start:end]
+        block = vectors[rows]
+        sets = [signal_entities.get(s, frozenset()) for s in ids]
+        similarity = block @ block.T + params.entity_weight * _jaccard(sets)
+        day_labels = _average_linkage(similarity, params.link)
+        open_stories = [s for s in open_stories if (day - s.last_day).days <= params.window_days]
+        # centroids of the open stories, fixed for the day: a day's clusters are placed
+        # independently of one another
+        if open_stories:
+            totals = np.stack([s.total for s in open_stories])
+            centroids = totals / np.maximum(np.linalg.norm(totals, axis=1, keepdims=True), 1e-12)
+        day_open = list(open_stories)
+        for cluster in range(max(day_labels) + 1):
+            members = [i for i, lab in enumerate(day_labels) if lab == cluster]
+            total = block[members].sum(axis=0)
+            members_entities: set[str] = set().union(*(sets[i] for i in members))
+            best, best_score = None, params.attach
+            if day_open:
+                centroid = total / max(float(np.linalg.norm(total)), 1e-12)
+                cosines = centroids @ centroid
+                # only stories the entity bonus could lift past the bar are looked at closer
+                for k in np.flatnonzero(cosines + params.entity_weight >= params.attach):
+                    story = day_open[int(k)]
+                    union = members_entities | story.entities
+                    shared = len(members_entities & story.entities)
+                    score = float(cosines[k]) + params.entity_weight * (
+                        shared / len(union) if union else 0.0
+                    )
+                    if score > best_score or (best is None and score >= best_score):
+                        best, best_score = story, score
+            if best is None:
+                best = _Open(next_label, np.zeros(EMBEDDING_DIM, dtype=np.float32), set(), day)
+                next_label += 1
+                open_stories.append(best)
+            best.total = best.total + total
+            best.entities |= members_entities
+            best.last_day = day
+            for i in members:
+                labels[rows[i]] = best.label
+    return labels
+
+
+def story_id_for(first_signal_id: str) -> str:
+    """A new story's id: derived from its earliest signal's id, so a rebuild names it again."""
+    return STORY_PREFIX + hashlib.sha256(first_signal_id.encode()).hexdigest()[:16]
+
+
+def carry_ids(
+    members: pl.DataFrame, previous: pl.DataFrame
+) -> tuple[dict[int, str], dict[int, list[str]], dict[int, str]]:
+    """Ids for this build's stories. ``members``: (``label``, ``signal_id``, ``first_id``) with
+    ``first_id`` the label's earliest signal; ``previous``: the previous snapshot's
+    (``signal_id``, ``story_id``).
+
+    Each previous story's id goes to the new story holding most of its signals (ties to the
+    smaller label); a new story holding several previous stories' ids keeps the one it shares
+    most signals with and lists the others as ``merged_from``; a new story that got no previous
+    id although it holds signals of a previous story (that story's id went elsewhere) is a split,
+    ``split_from`` that id. Returns (ids, merged_from, split_from) keyed by label."""
+    overlap = (
+        members.join(previous.select(SIGNAL_ID, STORY_ID), on=SIGNAL_ID, how="inner")
+        .group_by("label", STORY_ID)
+        .len("shared")
+        .sort(["shared", "label", STORY_ID], descending=[True, False, False])
+    )
+    taken: set[str] = set()
+    ids: dict[int, str] = {}
+    merged: dict[int, list[str]] = {}
+    split: dict[int, str] = {}
+    for label, old, _ in overlap.iter_rows():
+        if old in taken:
+            continue
+        if label in ids:
+            merged.setdefault(label, []).append(old)
+        else:
+            ids[label] = old
+        taken.add(old)
+    for label, old, _ in overlap.iter_rows():
+        if label not in ids and label not in split:
+            split[label] = old
+    used = set(ids.values()) | set(previous[STORY_ID].to_list())
+    firsts = members.group_by("label").agg(pl.col("first_id").first()).sort("label")
+    for label, first_id in firsts.iter_rows():
+        if label in ids:
+            continue
+        # a previous story's id is never reused for another story (its first signal may have
+        # gone to a split-off part, whose derived id would then be that story's)
+        candidate, attempt = story_id_for(first_id), 0
+        while candidate in used:
+            attempt += 1
+            candidate = story_id_for(f"{first_id}#{attempt}")
+        ids[label] = candidate
+        used.add(candidate)
+    return ids, {k: sorted(v) for k, v in merged.items()}, split
+
+
+def build_stories(
+    signals: pl.DataFrame,
+    vectors: FloatMatrix,
+    signal_entities: pl.DataFrame,
+    signal_themes: pl.DataFrame,
+    previous: pl.DataFrame | None = None,
+    params: StoryParams | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The stories of ``signals`` and their membership: (``STORIES`` rows, ``STORY_SIGNALS`` rows).
+
+    ``signals``: the served signals (``signal_id``, ``published_at``, ``title``, ``domain``,
+    ``author``, ``copy_key``), ``vectors`` row-aligned (``signal_vectors``); ``copy_key`` is the
+    same for a reprint and its original (the normalized text of the central statement,
+    ``analytics.copies``). ``signal_entities``: (``signal_id``, ``entity_id``);
+    ``signal_themes``: (``signal_id``, ``value_chain``, ``market_force``); ``previous``: the
+    last build's (``signal_id``, ``story_id``), whose ids carry over (``carry_ids``).
+    """
+    params = params or StoryParams()
+    if signals.height == 0:
+        return pl.DataFrame(schema=STORIES), pl.DataFrame(schema=STORY_SIGNALS)
+    entity_sets = {
+        sid: frozenset(ids)
+        for sid, ids in signal_entities.group_by(SIGNAL_ID)
+        .agg(pl.col("entity_id").unique())
+        .iter_rows()
+    }
+    labels = cluster_signals(signals, vectors, entity_sets, params)
+    rows = signals.with_columns(
+        pl.Series("label", labels, dtype=pl.Int64), pl.int_range(pl.len()).alias("_row")
+    ).sort("published_at", SIGNAL_ID)
+    members = rows.select(
+        "label", SIGNAL_ID, pl.col(SIGNAL_ID).first().over("label").alias("first_id")
+    )
+    prior = previous if previous is not None else pl.DataFrame(schema=STORY_SIGNALS)
+    ids, merged, split = carry_ids(members, prior)
+
+    # the most central signal of each story: nearest its centroid, the earliest on a tie
+    label_array = rows["label"].to_numpy()
+    row_array = rows["_row"].to_numpy()
+    id_array = rows[SIGNAL_ID].to_list()
+    by_story = np.argsort(label_array, kind="stable")  # rows stay in time order per story
+    bounds = np.flatnonzero(np.diff(label_array[by_story])) + 1
+    central: dict[int, str] = {}
+    for positions in np.split(by_story, bounds):
+        block = vectors[row_array[positions]]
+        total = block.sum(axis=0)
+        centroid = total / max(float(np.linalg.norm(total)), 1e-12)
+        central[int(label_array[positions[0]])] = id_array[
+            int(positions[int(np.argmax(block @ centroid))])
+        ]
+    voice = (
+        pl.when(pl.col("author").str.strip_chars().str.len_chars() > 0)
+        .then(pl.lit("author:") + pl.col("author").str.strip_chars().str.to_lowercase())
+        .otherwise(pl.lit("domain:") + pl.col("domain").fill_null(""))
+    )
+    # a reprint or near-copy of an earlier member adds no voice
+    original = pl.col("copy_key").is_null() | pl.col("copy_key").is_first_distinct().over("label")
+    by_label = rows.group_by("label").agg(
+        pl.col(SIGNAL_ID).alias("signal_ids"),
+        pl.len().cast(pl.Int64).alias("signal_count"),
+        pl.col("published_at").min().alias("first_seen"),
+        pl.col("published_at").max().alias("last_seen"),
+        pl.col("domain").drop_nulls().unique().sort().alias("domains"),
+        pl.col("author").drop_nulls().unique().sort().alias("authors"),
+        voice.filter(original).n_unique().cast(pl.Int64).alias("independent_sources"),
+    )
+    entity_lists = (
+        rows.select("label", SIGNAL_ID)
+        .join(signal_entities.select(SIGNAL_ID, "entity_id"), on=SIGNAL_ID)
+        .group_by("label")
+        .agg(pl.col("entity_id").unique().sort().alias("entity_ids"))
+    )
+    theme_lists = (
+        rows.select("label", SIGNAL_ID)
+        .join(signal_themes.select(SIGNAL_ID, "value_chain", "market_force"), on=SIGNAL_ID)
+        .group_by("label")
+        .agg(
+            pl.col("value_chain").explode().drop_nulls().unique().sort(),
+            pl.col("market_force").explode().drop_nulls().unique().sort(),
+        )
+    )
+    titles = rows.select(pl.col(SIGNAL_ID).alias("title_signal_id"), "title")
+    keyed = pl.DataFrame(
+        {
+            "label": list(ids),
+            STORY_ID: list(ids.values()),
+            "title_signal_id": [central[label] for label in ids],
+            "merged_from": [merged.get(label, []) for label in ids],
+            "split_from": [split.get(label) for label in ids],
+        },
+        schema={
+            "label": pl.Int64,
+            STORY_ID: pl.String,
+            "title_signal_id": pl.String,
+            "merged_from": pl.List(pl.String),
+            "split_from": pl.String,
+        },
+    )
+    empty_list = pl.lit([], dtype=pl.List(pl.String))
+    out = (
+        keyed.join(by_label, on="label")
+        .join(entity_lists, on="label", how="left")
+        .join(theme_lists, on="label", how="left")
+        .join(titles, on="title_signal_id", how="left")
+        .with_columns(
+            pl.col("entity_ids").fill_null(empty_list),
+            pl.col("value_chain").fill_null(empty_list),
+            pl.col("market_force").fill_null(empty_list),
+        )
+        .select(STORIES.names())
+        .cast(STORIES)
+    )
+    stories = out.sort(["last_seen", STORY_ID], descending=[True, False])
+    membership = (
+        stories.select(STORY_ID, SIGNAL_ID=pl.col("signal_ids"))
+        .explode("SIGNAL_ID")
+        .select(pl.col("SIGNAL_ID").alias(SIGNAL_ID), STORY_ID)
+        .sort(SIGNAL_ID)
+    )
+    return stories, membership
+
+
+def story_inputs(
+    signals: pl.DataFrame, units: pl.DataFrame, unit_embeddings: pl.DataFrame, as_of: datetime
+) -> tuple[pl.DataFrame, FloatMatrix]:
+    """The signals stories are made of and their vectors: the served signals (a verified central
+    statement; analytics count exactly these) published up to ``as_of``, with ``copy_key`` (the
+    normalized text of the central statement: a reprint's is its original's, as
+    ``analytics.copies`` groups units), and the unit-length mean of their units' vectors."""
+    served = served_signals(signals, units).filter(pl.col("published_at") <= as_of)
+    central = (
+        units.filter(pl.col("role").is_in(CENTRAL_ROLES))
+        .sort("signal_id", "position")
+        .group_by("signal_id", maintain_order=True)
+        .agg(normalized_text(pl.col("text")).first().alias("copy_key"))
+    )
+    served = served.join(central, on=SIGNAL_ID, how="left").sort("published_at", SIGNAL_ID)
+    embedded = units.select("unit_id", SIGNAL_ID).join(
+        unit_embeddings.select("unit_id", "vector"), on="unit_id", how="inner"
+    )
+    vectors = signal_vectors(
+        served[SIGNAL_ID].to_list(),
+        embedded[SIGNAL_ID].to_list(),
+        embedded["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM),
+    )
+    return served, vectors
+
+
+def render_stories(
+    stories: pl.DataFrame, signals: pl.DataFrame, entities: pl.DataFrame
+) -> pl.DataFrame:
+    """The snapshot's story table (``SERVED_STORIES``), newest activity first: per story its
+    list form and its detail as served (docs/api.md §2.8). ``signals``: (``signal_id``,
+    ``title``, ``url``, ``published_at``, ``domain``); ``entities``: (``entity_id``, ``name``,
+    ``type``). Optional fields are omitted, never null."""
+    ref = {
+        entity_id: {"entity_id": entity_id, "name": name, "type": kind}
+        for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows()
+    }
+    cards = {
+        row[SIGNAL_ID]: {
+            "signal_id": row[SIGNAL_ID],
+            "title": row["title"],
+            "url": row["url"],
+            "published_at": iso_utc(row["published_at"]),
+            "domain": row["domain"],
+        }
+        for row in signals.select(SIGNAL_ID, "title", "url", "published_at", "domain").iter_rows(
+            named=True
+        )
+    }
+    rows: list[dict[str, object]] = []
+    for story in stories.sort(["last_seen", STORY_ID], descending=True).iter_rows(named=True):
+        refs = sorted(
+            (ref[e] for e in story["entity_ids"] if e in ref),
+            key=lambda r: (r["name"].lower(), r["entity_id"]),
+        )
+        item: dict[str, object] = {
+            "story_id": story[STORY_ID],
+            "title": story["title"],
+            "first_seen": iso_utc(story["first_seen"]),
+            "last_seen": iso_utc(story["last_seen"]),
+            "signal_count": story["signal_count"],
+            "independent_sources": story["independent_sources"],
+            "domains": list(story["domains"]),
+            "themes": {
+                "value_chain": list(story["value_chain"]),
+                "market_force": list(story["market_force"]),
+            },
+            "entities": refs,
+        }
+        detail: dict[str, object] = {
+            **item,
+            # newest first, as the signal list
+            "signals": [cards[s] for s in reversed(story["signal_ids"]) if s in cards],
+        }
+        if story["merged_from"]:
+            detail["merged_from"] = list(story["merged_from"])
+        if story["split_from"] is not None:
+            detail["split_from"] = story["split_from"]
+        rows.append(
+            {
+                STORY_ID: story[STORY_ID],
+                "last_seen": story["last_seen"],
+                "independent_sources": story["independent_sources"],
+                "entity_ids": [r["entity_id"] for r in refs],
+                "themes": [*story["value_chain"], *story["market_force"]],
+                "list_json": orjson.dumps(item),
+                "detail_json": orjson.dumps(detail),
+            }
+        )
+    return pl.DataFrame(rows, schema=SERVED_STORIES, orient="row")

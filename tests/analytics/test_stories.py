@@ -1,0 +1,198 @@
+"""Stories: day clusters, growth across days within the window, stable ids across rebuilds
+(merges and splits recorded), the central title, and independent sources with reprints counted
+once. Vectors are made by hand so each case is exact."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import polars as pl
+
+from analytics.embedding import EMBEDDING_DIM
+from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
+from analytics.stories import (
+    StoryParams,
+    build_stories,
+    carry_ids,
+    cluster_signals,
+    signal_vectors,
+    story_id_for,
+)
+
+START = datetime(2025, 3, 3, 9, tzinfo=UTC)
+
+
+def direction(axis: int, tilt: float = 0.0, other: int = 1) -> np.ndarray:
+    """A unit vector mostly along ``axis``, tilted towards ``other``."""
+    v = np.zeros(EMBEDDING_DIM, dtype=np.float32)
+    v[axis] = 1.0
+    v[other] += tilt
+    return v / np.linalg.norm(v)
+
+
+def frame(rows: list[tuple[str, int, str, str, str | None]]) -> pl.DataFrame:
+    """(signal_id, day offset, domain, author, copy_key) rows as story input signals."""
+    return pl.DataFrame(
+        {
+            "signal_id": [r[0] for r in rows],
+            "published_at": [START + timedelta(days=r[1], minutes=i) for i, r in enumerate(rows)],
+            "title": [f"title of {r[0]}" for r in rows],
+            "domain": [r[2] for r in rows],
+            "author": [r[3] for r in rows],
+            "copy_key": [r[4] for r in rows],
+        }
+    )
+
+
+NO_ENTITIES = pl.DataFrame(schema=SIGNAL_ENTITIES)
+NO_THEMES = pl.DataFrame(schema=SIGNAL_THEMES)
+
+
+def test_a_days_near_signals_form_one_story_and_a_far_one_its_own() -> None:
+    signals = frame([("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)])
+    signals = pl.concat([signals, frame([("c", 0, "x.com", "cy", None)])])
+    vectors = np.stack([direction(0, 0.1), direction(0, 0.2), direction(5)])
+    assert cluster_signals(signals, vectors, {}) == [0, 0, 1]
+
+
+def test_shared_entities_lift_a_pair_over_the_cut() -> None:
+    params = StoryParams()
+    signals = frame([("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)])
+    # a cosine 0.1 under the cut: apart alone, together with the same two entities
+    cosine = params.link - 0.1
+    assert params.entity_weight > 0.1
+    vectors = np.stack([direction(0), direction(0, float(np.sqrt(1 / cosine**2 - 1)))])
+    assert abs(float(vectors[0] @ vectors[1]) - cosine) < 1e-6
+    assert cluster_signals(signals, vectors, {}, params) == [0, 1]
+    both = frozenset({"ent_openai", "ent_gpt5"})
+    assert cluster_signals(signals, vectors, {"a": both, "b": both}, params) == [0, 0]
+
+
+def test_a_story_grows_across_days_within_the_window_only() -> None:
+    params = StoryParams()
+    rows = [("a", 0, "x.com", "ann", None), ("b", 2, "x.com", "bob", None)]
+    rows.append(("c", 2 + params.window_days + 1, "x.com", "cy", None))
+    vectors = np.stack([direction(0, 0.1), direction(0, 0.15), direction(0, 0.12)])
+    # b is two days after a: it joins; c comes more than the window after b: a new story
+    assert cluster_signals(frame(rows), vectors, {}, params) == [0, 0, 1]
+
+
+def test_signal_vectors_average_units_and_leave_signals_without_units_at_zero() -> None:
+    units = np.stack([direction(0), direction(1), direction(2)])
+    out = signal_vectors(["s1", "s2", "s3"], ["s1", "s1", "s2"], units)
+    assert np.allclose(out[0], (direction(0) + direction(1)) / np.sqrt(2))
+    assert np.allclose(out[1], direction(2))
+    assert not out[2].any()
+
+
+def test_reprints_count_once_and_voices_are_authors_else_domains() -> None:
+    signals = frame(
+        [
+            ("a", 0, "wire.com", "Reporter", "launch text"),
+            ("b", 0, "paper.com", "Other Desk", "launch text"),  # a reprint of a: not a voice
+            ("c", 0, "x.com", "reporter", "a reaction"),  # the same author as a, other case
+            ("d", 0, "blog.net", None, "another take"),  # no author: its domain speaks
+            ("e", 1, "x.com", "analyst", "launch text"),  # a later copy, another author
+        ]
+    )
+    vectors = np.stack([direction(0, 0.05 * i) for i in range(5)])
+    stories, membership = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES)
+    assert stories.height == 1
+    story = stories.row(0, named=True)
+    assert story["signal_ids"] == ["a", "b", "c", "d", "e"]
+    assert story["independent_sources"] == 2  # "reporter" and blog.net
+    assert story["domains"] == ["blog.net", "paper.com", "wire.com", "x.com"]
+    assert story["signal_count"] == 5
+    assert story["first_seen"] == START
+    assert story["last_seen"] == START + timedelta(days=1, minutes=4)
+    assert membership["story_id"].unique().to_list() == [story["story_id"]]
+
+
+def test_the_title_is_the_most_central_signals() -> None:
+    signals = frame([(s, 0, "x.com", s, None) for s in ("edge1", "middle", "edge2")])
+    vectors = np.stack([direction(0, -0.4, 1), direction(0), direction(0, 0.4, 1)])
+    stories, _ = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES)
+    assert stories["title"].to_list() == ["title of middle"]
+    assert stories["title_signal_id"].to_list() == ["middle"]
+
+
+def test_ids_stay_when_a_rebuild_has_one_more_signal() -> None:
+    rows = [("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)]
+    rows += [("c", 1, "x.com", "cy", None)]
+    vectors = np.stack([direction(0, 0.1), direction(0, 0.12), direction(7)])
+    first, first_members = build_stories(frame(rows), vectors, NO_ENTITIES, NO_THEMES)
+    assert sorted(first["story_id"]) == sorted([story_id_for("a"), story_id_for("c")])
+    # one more signal, on the first story's subject but published before its first signal
+    more = frame([("z", 0, "x.com", "zed", None), *rows])
+    more_vectors = np.vstack([direction(0, 0.11)[None, :], vectors])
+    second, second_members = build_stories(
+        more, more_vectors, NO_ENTITIES, NO_THEMES, previous=first_members
+    )
+    assert second.height == 2
+    by_first = dict(zip(first_members["signal_id"], first_members["story_id"], strict=True))
+    by_second = dict(zip(second_members["signal_id"], second_members["story_id"], strict=True))
+    assert all(by_second[s] == by_first[s] for s in by_first)
+    assert by_second["z"] == by_first["a"]  # joined the story without renaming it
+    assert second["merged_from"].list.len().sum() == 0 and second["split_from"].null_count() == 2
+
+
+def test_a_merge_keeps_the_larger_id_and_records_the_other_a_split_records_its_origin() -> None:
+    members = pl.DataFrame(
+        {
+            "label": [0, 0, 0, 1, 2],
+            "signal_id": ["a", "b", "c", "d", "e"],
+            "first_id": ["a", "a", "a", "d", "e"],
+        }
+    )
+    previous = pl.DataFrame(
+        {
+            "signal_id": ["a", "b", "c", "d", "e"],
+            "story_id": ["sty_big", "sty_big", "sty_small", "sty_two", "sty_two"],
+        }
+    )
+    ids, merged, split = carry_ids(members, previous)
+    assert ids[0] == "sty_big" and merged == {0: ["sty_small"]}
+    # sty_two was cut in two: the part with d keeps it (a tie, the smaller label), e's is new
+    assert ids[1] == "sty_two" and split == {2: "sty_two"}
+    assert ids[2] == story_id_for("e")
+
+
+def test_a_new_id_never_reuses_a_previous_storys() -> None:
+    # a's story lost the id to the part holding more of its signals; a's own part would derive
+    # the same id from a: it gets another
+    members = pl.DataFrame(
+        {"label": [0, 1, 1], "signal_id": ["a", "b", "c"], "first_id": ["a", "b", "b"]}
+    )
+    previous = pl.DataFrame({"signal_id": ["a", "b", "c"], "story_id": [story_id_for("a")] * 3})
+    ids, _, split = carry_ids(members, previous)
+    assert ids[1] == story_id_for("a") and split == {0: story_id_for("a")}
+    assert ids[0] not in {story_id_for("a"), story_id_for("b")}
+    assert ids[0].startswith("sty_")
+
+
+def test_entities_and_themes_are_the_members_union() -> None:
+    signals = frame([("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)])
+    vectors = np.stack([direction(0), direction(0, 0.1)])
+    entities = pl.DataFrame({"signal_id": ["a", "b", "b"], "entity_id": ["e1", "e2", "e1"]})
+    themes = pl.DataFrame(
+        {
+            "signal_id": ["a", "b"],
+            "content_hash": ["h1", "h2"],
+            "value_chain": [["Foundation Models"], ["Applications", "Foundation Models"]],
+            "market_force": [["Capital & Investment"], []],
+        },
+        schema=SIGNAL_THEMES,
+    )
+    stories, _ = build_stories(signals, vectors, entities, themes)
+    story = stories.row(0, named=True)
+    assert story["entity_ids"] == ["e1", "e2"]
+    assert story["value_chain"] == ["Applications", "Foundation Models"]
+    assert story["market_force"] == ["Capital & Investment"]
+
+
+def test_no_signals_no_stories() -> None:
+    stories, membership = build_stories(
+        frame([]), np.zeros((0, EMBEDDING_DIM), dtype=np.float32), NO_ENTITIES, NO_THEMES
+    )
+    assert stories.height == 0 and membership.height == 0
