@@ -130,7 +130,9 @@ def _delivery_line(item: dict[str, Any]) -> str:
     last = item["last_delivery"]
     if last is None:
         return "no delivery yet"
-    answer = f"HTTP {last['status']}" if last["status"] is not None else last["error"]
+    answer = (
+        f"HTTP {last['status']}" if last["status"] is not None else last["error"] or "no response"
+    )
     return (
         f"last delivery {last['outcome']} {last['at']}, {last['signals']} signals, "
         f"attempt {last['attempts']}, {answer}"

@@ -54,7 +54,15 @@ def watch_add(
     from serving.errors import ApiError
     from serving.service import canonical_theme, resolve_filters
     from serving.store import LoadedSnapshot
-    from serving.watch import WatchError, Watchlist, WatchStore, check_name, check_url, new_secret
+    from serving.watch import (
+        MIN_SECRET_CHARS,
+        WatchError,
+        Watchlist,
+        WatchStore,
+        check_name,
+        check_url,
+        new_secret,
+    )
     from serving.webhooks import head_seq
     from warehouse.snapshot import SnapshotError, open_current
 
@@ -90,6 +98,13 @@ def watch_add(
     if query is not None and not query.strip():
         echo("watch add: --query is empty; give a word or phrase", err=True)
         raise typer.Exit(2)
+    if secret is not None and len(secret) < MIN_SECRET_CHARS:
+        echo(
+            f"watch add: --secret must be at least {MIN_SECRET_CHARS} characters; leave it out "
+            "for a generated one",
+            err=True,
+        )
+        raise typer.Exit(2)
     chosen = secret or new_secret()
     item = Watchlist(
         name=name,
@@ -107,7 +122,7 @@ def watch_add(
     except WatchError as exc:
         echo(f"watch add: {exc}", err=True)
         raise typer.Exit(1) from None
-    if secret is None:
+    if secret is None:  # generated: shown this once
         echo(chosen)
         echo("the signing secret above is not shown again", err=True)
     echo(f"watch {name}: {_matches(item)} → {url}", err=True)

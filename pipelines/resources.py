@@ -234,4 +234,4 @@ def _delivers_only(run: dg.DagsterRun) -> bool:
     if run.job_name == DELIVER_JOB:
         return True
     selected = run.asset_selection
-    return bool(selected) and {key.to_user_string() for key in selected} == {DELIVER_ASSET}
+    return selected is not None and {key.to_user_string() for key in selected} == {DELIVER_ASSET}

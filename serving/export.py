@@ -25,6 +25,7 @@ import orjson
 import polars as pl
 
 from analytics.records import parse_timestamp
+from analytics.render import iso_utc
 from analytics.themes import AXES, THEME_LABELS
 from analytics.trends import MIN_LABELLED, MODES
 from serving import service
@@ -102,8 +103,8 @@ LABELS = ("direction", "confidence", "stability", "notability")
 
 
 def _time(moment: datetime) -> str:
-    """An instant as the API writes one."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    """An instant as the API writes one (to the second, UTC)."""
+    return iso_utc(moment.astimezone(UTC))
 
 
 def _mixes() -> tuple[Column, ...]:

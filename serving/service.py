@@ -135,7 +135,8 @@ ABOUT: dict[str, str] = {
         "Without a cursor it returns no signals and a `next_cursor` at the feed's head: keep "
         "it and call again later to get only what changed meanwhile (`from_start=true` pages "
         "from the first change instead). Pass `next_cursor` back until `has_more` is false; "
-        "it is returned on the last page too, and `snapshot_id` names the snapshot answered "
+        "it is returned on the last page too (the same cursor when nothing changed, never null), "
+        "and `snapshot_id` names the snapshot answered "
         "from. Cursors of `list_signals` with `sort=changed` work here, and these there."
     ),
     "list_stories": (
@@ -444,6 +445,9 @@ def list_changes(
         after_seq = decode_changed(cursor).change_seq if cursor else None
         query = SignalQuery(after_seq=after_seq, **filters)
         cards, has_more, next_cursor = _changes(snapshot, query, limit)
+        # nothing changed after it: the same cursor again, never null, so a watcher that keeps
+        # what it is given cannot fall back to the head and skip what changes meanwhile
+        next_cursor = next_cursor or cursor
     else:
         head = int(snapshot.seq_sorted[-1]) if len(snapshot.seq_sorted) else None
         cards, has_more = [], False

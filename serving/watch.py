@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from analytics.render import iso_utc
 from warehouse.locks import file_lock
 from warehouse.paths import DataDir
 
@@ -32,6 +33,8 @@ WATCH_FILE = "watchlists.json"
 OUTBOX_DIR = "outbox"
 LOG_FILE = "deliveries.jsonl"
 SECRET_PREFIX = "whsec_"
+# a secret given with --secret: an empty or short one signs nothing worth checking
+MIN_SECRET_CHARS = 16
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _LOCAL_HOSTS = {"localhost"}
 
@@ -178,7 +181,7 @@ class Watchlist:
 
 
 def now_text() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return iso_utc(datetime.now(UTC))
 
 
 def check_name(name: str) -> str:
@@ -196,6 +199,10 @@ def check_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise WatchError(f"--url {url!r} must be an https:// URL with a host")
+    try:
+        parts.port  # noqa: B018 - read for its check: a port must be a number below 65536
+    except ValueError as exc:
+        raise WatchError(f"--url {url!r}: {exc}") from None
     if parts.scheme == "http" and not _is_local(parts.hostname):
         raise WatchError(
             f"--url {url!r}: plain http:// is allowed for localhost only; use https://"

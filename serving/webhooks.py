@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import subprocess
 import sys
@@ -53,6 +54,7 @@ USER_AGENT = f"aimi-webhooks/{API_VERSION}"
 _RETRIED_STATUSES = frozenset({408, 429})
 _MAX_BACKOFF_SECONDS = 300.0
 _ERROR_CHARS = 300
+_BODY_READ_MAX = 65_536  # bytes of a receiver's answer read before the connection closes
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,9 @@ def verify_signature(
     if abs((time.time() if now is None else now) - timestamp) > tolerance:
         return False
     expected = sign(secret, body, timestamp).split(",v1=", 1)[1]
-    return hmac.compare_digest(expected, parts.get("v1", ""))
+    # as bytes: compare_digest refuses str with characters outside ASCII (a forged header)
+    presented = parts.get("v1", "").encode("utf-8", "surrogateescape")
+    return hmac.compare_digest(expected.encode(), presented)
 
 
 # --- what a watchlist matches -----------------------------------------------------------------
@@ -215,8 +219,8 @@ def post(url: str, body: bytes, *, secret: str, batch_id: str, timeout: float) -
     started = time.perf_counter()
     try:
         with _OPENER.open(request, timeout=timeout) as response:
-            response.read()
             status = int(response.status)
+            response.read(_BODY_READ_MAX)  # the status decides; a receiver's body is not kept
     except urllib.error.HTTPError as exc:
         status = exc.code
         retry = status >= 500 or status in _RETRIED_STATUSES
@@ -228,6 +232,13 @@ def post(url: str, body: bytes, *, secret: str, batch_id: str, timeout: float) -
         if isinstance(reason, TimeoutError):
             return Attempt(None, f"timed out after {timeout:g} s", True, _since(started))
         return Attempt(None, f"connection failed: {reason}"[:_ERROR_CHARS], True, _since(started))
+    except http.client.HTTPException as exc:
+        # an answer that is not HTTP, a body cut short, a header line too long: the receiver
+        # misbehaved this time, so the batch is retried like a dropped connection
+        error = f"bad answer: {type(exc).__name__} {exc}"
+        return Attempt(None, error[:_ERROR_CHARS], True, _since(started))
+    except ValueError as exc:  # a URL urllib cannot send to (a port that is not a number)
+        return Attempt(None, f"invalid URL: {exc}"[:_ERROR_CHARS], False, _since(started))
     if 200 <= status < 300:
         return Attempt(status, None, False, _since(started))
     return Attempt(status, f"HTTP {status}", status >= 500, _since(started))

@@ -29,8 +29,9 @@ from warehouse.paths import DataDir
 
 log = logging.getLogger(__name__)
 
-# 2: served signals carry change_seq and changed_at; 3: entity and theme profiles.
-FORMAT_VERSION = 3
+# 2: served signals carry change_seq and changed_at; 3: entity and theme profiles; 4: the
+# index of whole sources (search's source legs) and the stories table.
+FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
 KEEP_SNAPSHOTS = 5
 

@@ -302,6 +302,10 @@ def test_list_changes_gives_a_watcher_what_changed_since_its_cursor(
         # the head: nothing changed after it, on the REST feed either
         after = rest.get("/v1/signals", params={"sort": "changed", "cursor": start["next_cursor"]})
         assert after.json()["signals"] == [] and after.json()["next_cursor"] is None
+        # where the REST feed says null (keep your cursor), the tool gives the cursor back: a
+        # watcher that keeps what it is given never falls back to the head
+        again = _object(await client.call_tool("list_changes", {"cursor": start["next_cursor"]}))
+        assert again["signals"] == [] and again["next_cursor"] == start["next_cursor"]
         # from a cursor: the REST feed's page, whole with full=true
         since = _object(
             await client.call_tool("list_changes", {"cursor": middle, "limit": 50, "full": True})

@@ -29,6 +29,7 @@ from serving.webhooks import (
     SIGNATURE_HEADER,
     Policy,
     deliver,
+    post,
     sign,
     start_in_background,
     verify_signature,
@@ -321,6 +322,9 @@ def test_watch_commands_check_what_they_are_given(fresh_root: Path, receiver: Re
         (["watch", "add", "x", "--url", receiver.url, "--theme", "C&I"], "Capital & Investment"),
         (["watch", "add", "x", "--url", receiver.url, "--entity", "Nobody"], "not found"),
         (["watch", "add", "x", "--url", receiver.url, "--query", "  "], "empty"),
+        (["watch", "add", "x", "--url", "https://hooks.example.com:abc/"], "Port"),
+        (["watch", "add", "x", "--url", receiver.url, "--secret", ""], "at least 16"),
+        (["watch", "add", "x", "--url", receiver.url, "--secret", "short"], "at least 16"),
     ]
     for args, message in refused:
         result = cli(*args, "--data-dir", root)
@@ -342,3 +346,36 @@ def test_watch_commands_check_what_they_are_given(fresh_root: Path, receiver: Re
     assert cli("watch", "remove", "hooks", "--data-dir", root).exit_code == 0
     assert cli("watch", "remove", "hooks", "--data-dir", root).exit_code == 1
     assert cli("watch", "list", "--json", "--data-dir", root).output.strip() == "[]"
+
+
+def test_a_forged_signature_with_any_characters_is_refused_not_raised() -> None:
+    body = b'{"event": "ping"}'
+    header = sign(SECRET, body, int(time.time()))
+    assert verify_signature(SECRET, header, body)
+    forged = header.split(",v1=")[0] + ",v1=" + "é" * 64
+    assert not verify_signature(SECRET, forged, body)  # compare_digest on str would raise
+
+
+def test_an_answer_that_is_not_http_is_a_failed_attempt_retried() -> None:
+    # a receiver that answers garbage (a misconfigured proxy): the attempt fails and is retried,
+    # the delivery run goes on; a URL urllib cannot send to is a final failure
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def answer_garbage() -> None:
+        for _ in range(2):
+            conn, _ = server.accept()
+            conn.recv(65536)
+            conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+            conn.close()
+
+    threading.Thread(target=answer_garbage, daemon=True).start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
+    attempt = post(url, b"{}", secret=SECRET, batch_id="b1", timeout=5)
+    assert attempt.status is None and attempt.retry and "bad answer" in (attempt.error or "")
+    server.close()
+    bad = post("http://127.0.0.1:abc/hook", b"{}", secret=SECRET, batch_id="b2", timeout=5)
+    assert bad.status is None and not bad.retry and "invalid URL" in (bad.error or "")
