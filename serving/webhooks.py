@@ -232,13 +232,13 @@ def post(url: str, body: bytes, *, secret: str, batch_id: str, timeout: float) -
         if isinstance(reason, TimeoutError):
             return Attempt(None, f"timed out after {timeout:g} s", True, _since(started))
         return Attempt(None, f"connection failed: {reason}"[:_ERROR_CHARS], True, _since(started))
+    except (http.client.InvalidURL, ValueError) as exc:  # a URL urllib cannot send to
+        return Attempt(None, f"invalid URL: {exc}"[:_ERROR_CHARS], False, _since(started))
     except http.client.HTTPException as exc:
         # an answer that is not HTTP, a body cut short, a header line too long: the receiver
         # misbehaved this time, so the batch is retried like a dropped connection
         error = f"bad answer: {type(exc).__name__} {exc}"
         return Attempt(None, error[:_ERROR_CHARS], True, _since(started))
-    except ValueError as exc:  # a URL urllib cannot send to (a port that is not a number)
-        return Attempt(None, f"invalid URL: {exc}"[:_ERROR_CHARS], False, _since(started))
     if 200 <= status < 300:
         return Attempt(status, None, False, _since(started))
     return Attempt(status, f"HTTP {status}", status >= 500, _since(started))

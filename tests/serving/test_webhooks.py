@@ -366,11 +366,10 @@ def test_an_answer_that_is_not_http_is_a_failed_attempt_retried() -> None:
     server.listen()
 
     def answer_garbage() -> None:
-        for _ in range(2):
-            conn, _ = server.accept()
-            conn.recv(65536)
-            conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
-            conn.close()
+        conn, _ = server.accept()
+        conn.recv(65536)
+        conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+        conn.close()
 
     threading.Thread(target=answer_garbage, daemon=True).start()
     url = f"http://127.0.0.1:{server.getsockname()[1]}/hook"
