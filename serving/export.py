@@ -318,8 +318,61 @@ TRENDS = ExportTable(
     _trend_rows,
 )
 
+
+def _story_rows(source: ExportSource) -> Iterator[dict[str, Any]]:
+    stories = source.snapshot.stories
+    for story_id in stories.story_ids:
+        yield orjson.loads(stories.details[story_id])
+
+
+STORIES = ExportTable(
+    "stories",
+    "One row per story, newest activity first: as `GET /v1/stories/{story_id}` answers it, its "
+    "signals included.",
+    (
+        Column("story_id", pl.String(), "stable id `sty_…`"),
+        Column("title", pl.String(), "the title of its most central signal"),
+        Column("first_seen", UTC_TIME, "publication time of its earliest signal"),
+        Column("last_seen", UTC_TIME, "publication time of its latest signal"),
+        Column("signal_count", pl.Int64(), "its signals"),
+        Column(
+            "independent_sources",
+            pl.Int64(),
+            "distinct authors (else domains), reprints and near-copies counted once",
+        ),
+        Column("domains", STRINGS, "distinct source domains, sorted"),
+        Column("themes", THEMES, "theme labels of its signals, both axes"),
+        Column("entities", pl.List(ENTITY_REF), "entities its signals mention"),
+        Column(
+            "signals",
+            pl.List(
+                pl.Struct(
+                    {
+                        "signal_id": pl.String,
+                        "title": pl.String,
+                        "url": pl.String,
+                        "published_at": pl.String,
+                        "domain": pl.String,
+                    }
+                )
+            ),
+            "its signals, newest first (`published_at` as the API writes it)",
+        ),
+        Column("merged_from", STRINGS, "ids of the stories a rebuild merged into it, else null"),
+        Column("split_from", pl.String(), "the story a rebuild split it from, else null"),
+    ),
+    _story_rows,
+)
+
 # Every exported table, in the README's order. A new served table is one line here.
-EXPORT_TABLES: tuple[ExportTable, ...] = (SIGNALS, UNITS, ENTITIES, THEMES_TABLE, TRENDS)
+EXPORT_TABLES: tuple[ExportTable, ...] = (
+    SIGNALS,
+    UNITS,
+    ENTITIES,
+    THEMES_TABLE,
+    TRENDS,
+    STORIES,
+)
 
 
 # --- encoding ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -34,9 +35,12 @@ from serving.models import (
     error_responses,
 )
 from serving.openapi import example
+from serving.webhooks import start_in_background
 from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
 from warehouse.settings import Settings
+
+log = logging.getLogger("aimi.serving")
 
 ADMIN_SECRET_HEADER = "X-Admin-Secret"
 REFRESH_TIMEOUT_SECONDS = 6 * 3600
@@ -122,6 +126,13 @@ async def refresh(
         raise ApiError(500, "internal_error", f"the refresh failed: {last}")
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     await to_thread.run_sync(store.refresh)  # serve it now, not at the next poll
+    # the watchlists' deliveries, as after `aimi build`: in a process of their own, so a dead
+    # endpoint never holds up this answer (under Dagster the publish sensor starts a run too;
+    # the two are serialized by the deliveries' lock and send nothing twice)
+    try:
+        start_in_background(store.data_dir)
+    except OSError as exc:
+        log.error("the refresh published, but its webhook deliveries did not start: %s", exc)
     published = report["snapshot"]
     return RefreshResult(
         status="ok",

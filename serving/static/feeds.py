@@ -39,6 +39,10 @@ def trending_feed_path(mode: str) -> str:
     return f"{FEEDS_DIR}/trending/{mode}.atom"
 
 
+def story_feed_path(story_id: str) -> str:
+    return f"{FEEDS_DIR}/stories/{encode_segment(story_id)}.atom"
+
+
 @dataclass(frozen=True)
 class Feed:
     """One feed: where it is written (site-relative), its id and title, and the site page it

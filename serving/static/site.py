@@ -34,6 +34,7 @@ from serving.static.feeds import (
     Feed,
     entity_feed_path,
     render_feed,
+    story_feed_path,
     theme_feed_path,
     trending_feed_path,
 )
@@ -393,7 +394,8 @@ def feed_link(path: str, title: str) -> dict[str, str]:
 
 def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
     """Every feed with its signals (details, newest first): the whole service, each trending
-    mode (the newest signals of its listed entities), each entity with a page, each theme."""
+    mode (the newest signals of its listed entities), each entity with a page, each theme, each
+    story."""
     snapshot = data.snapshot
     yield (
         Feed(
@@ -447,6 +449,21 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
                 ),
                 data.latest_signals(theme=label, limit=FEED_ENTRIES),
             )
+    stories = snapshot.stories
+    for story_id in stories.story_ids:
+        story = orjson.loads(stories.details[story_id])
+        yield (
+            Feed(
+                story_feed_path(story_id),
+                f"urn:aimi:feed:story:{story_id}",
+                f"aimi story: {story['title']}",
+                f"The signals of one story ({story['independent_sources']} independent sources), "
+                "newest first.",
+                # no story page yet: the overview, where the site starts
+                "index.html",
+            ),
+            [data.detail(s["signal_id"]) for s in story["signals"][:FEED_ENTRIES]],
+        )
 
 
 def write_feeds(data: SiteData, writer: SiteWriter) -> int:

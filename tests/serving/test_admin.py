@@ -5,9 +5,13 @@ snapshot, and reports what it did; a refresh while another build runs is refused
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ from pydantic import SecretStr, ValidationError
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
 from serving.app import create_app
+from serving.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
 from warehouse.settings import Settings
@@ -79,11 +84,35 @@ def test_a_refresh_while_a_build_runs_is_refused_at_once(admin: TestClient, data
     assert "another build or refresh is running" in error["message"]
 
 
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, list[bytes]]]:
+    """A webhook receiver on this machine: the bodies it was sent."""
+    received: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook", received
+    server.shutdown()
+    server.server_close()
+
+
 def test_refresh_embeds_the_missing_units_publishes_and_serves(
-    data: DataDir, admin: TestClient
+    data: DataDir, admin: TestClient, receiver: tuple[str, list[bytes]]
 ) -> None:
     before = open_current(data)
     assert before is not None
+    url, received = receiver
+    # a watchlist from the feed's start: the refresh's publish sends it its batch, as a build does
+    WatchStore(data).add(Watchlist(name="all", url=url, secret="s" * 16, created_at=now_text()))
     response = admin.post("/v1/admin/refresh", headers={"X-Admin-Secret": SECRET})
     assert response.status_code == 200, response.text
     body = response.json()
@@ -96,6 +125,10 @@ def test_refresh_embeds_the_missing_units_publishes_and_serves(
     published = body["snapshot"]["id"]
     assert published != before.snapshot_id
     assert admin.get("/v1/health").json()["snapshot"]["id"] == published  # served already
+    deadline = time.monotonic() + 120  # the deliveries run in a process of their own
+    while not received and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert received and json.loads(received[0])["snapshot_id"] == published
     entities = admin.get("/v1/entities", headers={"X-API-Key": DEV_KEY}).json()["entities"]
     assert entities  # the refreshed profiles serve
     # nothing left to embed: a second refresh embeds none; two at once: one runs, one is refused

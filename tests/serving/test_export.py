@@ -162,6 +162,14 @@ def test_every_exported_table_equals_the_api_answers(
         )
         items = [{k: v for k, v in r.items() if not k.startswith("rank_")} for r in ranked[:50]]
         assert comparable(items) == comparable(answer), mode
+    # stories: every story's detail, newest activity first as the list pages them
+    stories = read_rows(folder, "stories", fmt)
+    listed_stories = _paged(client, "/v1/stories?limit=50", "stories")
+    assert [row["story_id"] for row in stories] == [s["story_id"] for s in listed_stories]
+    assert stories  # the demo corpus tells several events in many sources
+    for row in stories[:: max(1, len(stories) // 20)]:
+        answer = _get(client, f"/v1/stories/{row['story_id']}")
+        assert comparable([row]) == comparable([answer])
 
 
 def test_the_export_has_a_readme_of_every_column_and_a_checked_index(

@@ -221,15 +221,17 @@ def demo_snapshot_catalog(snapshot: OpenedSnapshot) -> dict[str, str]:
 def test_every_feed_is_valid_atom_of_served_signals_with_their_evidence(
     demo_snapshot: OpenedSnapshot, client: TestClient
 ) -> None:
-    """Issue 32: one Atom feed for the service, each trending mode, each entity with a page and
-    each theme; entries are signals with their central statement, verified units' snippets
+    """Issue 32: one Atom feed for the service, each trending mode, each entity with a page, each
+    theme and each story; entries are signals with their central statement, verified units' snippets
     and source link, under ids that do not depend on the snapshot."""
     import feedparser
 
     site = site_of(demo_snapshot)
     feeds = sorted(site.rglob("*.atom"))
     entity_pages = list((site / "entities").glob("ent*.html"))
-    assert len(feeds) == 1 + 4 + len(entity_pages) + 12
+    stories = demo_snapshot.read_table("stories")["story_id"].to_list()
+    assert stories
+    assert len(feeds) == 1 + 4 + len(entity_pages) + 12 + len(stories)
     served = set(demo_snapshot.read_table("signals")["signal_id"].to_list())
     for path in feeds:
         parsed = feedparser.parse(path.read_bytes())
@@ -238,6 +240,13 @@ def test_every_feed_is_valid_atom_of_served_signals_with_their_evidence(
         for entry in parsed.entries:
             signal_id = entry.id.removeprefix("urn:aimi:signal:")
             assert signal_id in served, entry.id
+    # a story's feed: its signals, newest first, under an id that follows the story
+    story = client.get(f"/v1/stories/{stories[0]}").json()
+    told = feedparser.parse((site / "feeds" / "stories" / f"{story['story_id']}.atom").read_bytes())
+    assert told.feed.id == f"urn:aimi:feed:story:{story['story_id']}"
+    assert [e.id.removeprefix("urn:aimi:signal:") for e in told.entries] == [
+        s["signal_id"] for s in story["signals"][:20]
+    ]
     everything = feedparser.parse((site / "feeds" / "all.atom").read_bytes())
     assert len(everything.entries) == 20
     first = everything.entries[0]
