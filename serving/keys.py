@@ -12,10 +12,8 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import re
 import secrets
-import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -23,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from warehouse.files import atomic_write_text
 from warehouse.locks import file_lock
 
 log = logging.getLogger("aimi.serving")
@@ -186,17 +185,7 @@ class KeyStore:
     def _write(self, records: dict[str, KeyRecord]) -> None:
         ordered = sorted(records.values(), key=lambda r: (r.created_at, r.key_id))
         text = json.dumps({"keys": [r.to_json() for r in ordered]}, indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        atomic_write_text(self.path, text)
 
     def create(self, name: str, tier: str = DEFAULT_TIER) -> tuple[KeyRecord, str]:
         """Issue a key; returns its record and the plaintext, which is never stored."""

@@ -14,10 +14,8 @@ import builtins
 import contextlib
 import ipaddress
 import json
-import os
 import re
 import secrets
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -26,6 +24,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from analytics.render import iso_utc
+from warehouse.files import atomic_write_bytes
 from warehouse.locks import file_lock
 from warehouse.paths import DataDir
 
@@ -272,7 +271,7 @@ class WatchStore:
     def _write(self, found: dict[str, Watchlist]) -> None:
         ordered = [found[name].to_json() for name in sorted(found)]
         text = json.dumps({"watchlists": ordered}, indent=2, ensure_ascii=False) + "\n"
-        _atomic_write(self.path, text.encode())
+        atomic_write_bytes(self.path, text.encode())
 
     def add(self, item: Watchlist) -> Watchlist:
         with self._exclusive() as found:
@@ -307,20 +306,4 @@ class WatchStore:
 
     def put_outbox(self, batch_id: str, body: bytes) -> None:
         self.outbox.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.outbox_file(batch_id), body)
-
-
-def _atomic_write(path: Path, body: bytes) -> None:
-    """Write to a temporary file beside ``path`` (owner-only: it may hold secrets or data),
-    sync it, and rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+        atomic_write_bytes(self.outbox_file(batch_id), body)

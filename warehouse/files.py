@@ -62,14 +62,25 @@ def atomic_write_parquet(frame: pl.DataFrame, path: Path) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, sync it, and rename it over ``path``."""
+def atomic_write_bytes(path: Path, body: bytes) -> None:
+    """Write ``body`` to a temporary file beside ``path`` (owner-only, as ``mkstemp`` makes it:
+    it may hold secrets), sync it, and rename it over ``path``; on failure the temporary file
+    is removed."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(body)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """``atomic_write_bytes`` of ``text`` in UTF-8."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def append_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> int:
