@@ -449,7 +449,7 @@ def list_changes(
         # what it is given cannot fall back to the head and skip what changes meanwhile
         next_cursor = next_cursor or cursor
     else:
-        head = int(snapshot.seq_sorted[-1]) if len(snapshot.seq_sorted) else None
+        head = snapshot.head_seq
         cards, has_more = [], False
         next_cursor = None if head is None else encode_changed(ChangedKey(head))
     extra = (

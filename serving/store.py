@@ -250,6 +250,11 @@ class LoadedSnapshot:
             last=self.key_of(page[-1]) if has_more else None,
         )
 
+    @property
+    def head_seq(self) -> int | None:
+        """The change feed's last position (null when the snapshot has no signal)."""
+        return int(self.seq_sorted[-1]) if len(self.seq_sorted) else None
+
     def changed_page(self, query: SignalQuery, limit: int) -> ChangedPage:
         """Up to ``limit`` cards in ``change_seq`` ascending order (the change feed), after
         ``query.after_seq``; filters apply to the signals as they are now."""

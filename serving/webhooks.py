@@ -150,7 +150,7 @@ def matching_rows(snapshot: LoadedSnapshot, item: Watchlist, limit: int) -> tupl
 
 def head_seq(snapshot: LoadedSnapshot) -> int:
     """The last position of the snapshot's change feed (0 when it has no signal)."""
-    return int(snapshot.seq_sorted[-1]) if len(snapshot.seq_sorted) else 0
+    return snapshot.head_seq or 0
 
 
 def batch_id_of(item: Watchlist, after_seq: int, to_seq: int) -> str:
