@@ -179,6 +179,11 @@ class Watchlist:
             raise WatchError(f"malformed watchlist entry: {exc!r}") from None
 
 
+def _identity(item: Watchlist) -> tuple[str, str]:
+    # `created_at` has a second's resolution; a secret `watch add` draws is new each time
+    return item.created_at, item.secret
+
+
 def now_text() -> str:
     return iso_utc(datetime.now(UTC))
 
@@ -292,11 +297,14 @@ class WatchStore:
                 self.outbox_file(batch.batch_id).unlink(missing_ok=True)
         return item
 
-    def update(self, name: str, **changes: Any) -> Watchlist:
-        """Replace fields of one watchlist; ``WatchError`` when it was removed meanwhile."""
+    def update(self, name: str, *, of: Watchlist | None = None, **changes: Any) -> Watchlist:
+        """Replace fields of one watchlist; ``WatchError`` when it was removed meanwhile. With
+        ``of`` (the watchlist as read when the change was worked out), also when the name now
+        belongs to another one (another creation instant or secret): removed and added again
+        meanwhile, it starts from its own position and must not take the old one's."""
         with self._exclusive() as found:
             item = found.get(name)
-            if item is None:
+            if item is None or (of is not None and _identity(item) != _identity(of)):
                 raise WatchError(f"watchlist {name!r} was removed")
             found[name] = item = replace(item, **changes)
         return item

@@ -333,11 +333,12 @@ def _deliver_one(
                 staged = next_batch(snapshot, item, policy.max_batch)
                 if isinstance(staged, int):
                     if staged != item.after_seq:
-                        store.update(name, after_seq=staged)
+                        store.update(name, of=item, after_seq=staged)
                     return report
                 batch, body = staged
                 store.put_outbox(batch.batch_id, body)
-                store.update(name, pending=batch)  # staged: from here on it is resent as is
+                # staged: from here on it is resent as is
+                store.update(name, of=item, pending=batch)
             outcome = _send(store, item, batch, policy, sleep, report)
             if outcome != "delivered":
                 report.state = outcome if outcome == "dead" else "pending"
@@ -361,7 +362,7 @@ def _send(
         body = path.read_bytes()
     except FileNotFoundError:
         # staged, then its file lost: forget it; the same positions stage it again, same id
-        store.update(item.name, pending=None)
+        store.update(item.name, of=item, pending=None)
         raise WatchError(f"outbox file {path.name} is missing; it is staged again") from None
     while True:
         attempt = post(
@@ -377,6 +378,7 @@ def _send(
         if attempt.ok:
             store.update(
                 item.name,
+                of=item,
                 after_seq=batch.to_seq,
                 pending=None,
                 last_delivery=_delivery(batch, "delivered", attempt),
@@ -390,12 +392,18 @@ def _send(
         if not attempt.retry or batch.attempts >= policy.attempts:
             store.update(
                 item.name,
+                of=item,
                 pending=None,
                 dead=batch,
                 last_delivery=_delivery(batch, "dead", attempt),
             )
             return "dead"
-        store.update(item.name, pending=batch, last_delivery=_delivery(batch, "failed", attempt))
+        store.update(
+            item.name,
+            of=item,
+            pending=batch,
+            last_delivery=_delivery(batch, "failed", attempt),
+        )
         sleep(policy.backoff(batch.attempts))
 
 

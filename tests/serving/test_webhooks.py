@@ -298,6 +298,40 @@ def test_a_restart_in_the_middle_of_a_delivery_loses_and_duplicates_nothing(
     assert len(receiver.received) == 2
 
 
+def test_a_watchlist_added_again_during_a_delivery_keeps_its_own_position(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    """Removed and added again under the same name while its batch is with the receiver: the
+    run that sent the batch must not write the old watchlist's position or outcome into the
+    new one, which starts where it was added."""
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url)
+    publish(fresh_root, corpus.extended)
+    receiver.hold.set()
+    reports: list[Any] = []
+    run = threading.Thread(target=lambda: reports.append(deliver(data, policy=FAST)))
+    run.start()
+    try:
+        assert receiver.arrived.wait(120), "the delivery never reached the receiver"
+        old = WatchStore(data).get("news")
+        assert old.pending is not None
+        removed = cli("watch", "remove", "news", "--data-dir", str(fresh_root))
+        assert removed.exit_code == 0, removed.output
+        # (another secret, as `watch add` draws one: the creation instants may share a second)
+        again = cli("watch", "add", "news", "--url", receiver.url, "--data-dir", str(fresh_root))
+        assert again.exit_code == 0, again.output
+    finally:
+        receiver.hold.clear()
+        receiver.release.set()
+        run.join(120)
+    new = WatchStore(data).get("news")
+    assert new.secret != old.secret
+    assert new.after_seq == loaded(fresh_root).head_seq  # where `watch add` put it
+    assert new.pending is None and new.last_delivery is None
+    (report,) = reports
+    assert report.watchlists[0].state == "error" and "removed" in report.watchlists[0].error
+
+
 def test_a_build_starts_the_deliveries_in_a_process_of_their_own(
     fresh_root: Path, corpus: Corpus, receiver: Receiver
 ) -> None:
