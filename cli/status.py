@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
-from serving.watch import WatchError, WatchStore
+from serving.watch import WatchError, WatchStore, delivery_line
 from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
@@ -122,21 +122,9 @@ def render_status(report: dict[str, Any]) -> str:
     if isinstance(watchlists, dict):
         lines.append(f"watchlists  unreadable: {watchlists['error']}")
     for item in watchlists if isinstance(watchlists, list) else []:
-        lines.append(f"watch       {item['name']} ({item['state']}): {_delivery_line(item)}")
+        last = delivery_line(item["last_delivery"])
+        lines.append(f"watch       {item['name']} ({item['state']}): {last}")
     return "\n".join(lines)
-
-
-def _delivery_line(item: dict[str, Any]) -> str:
-    last = item["last_delivery"]
-    if last is None:
-        return "no delivery yet"
-    answer = (
-        f"HTTP {last['status']}" if last["status"] is not None else last["error"] or "no response"
-    )
-    return (
-        f"last delivery {last['outcome']} {last['at']}, {last['signals']} signals, "
-        f"attempt {last['attempts']}, {answer}"
-    )
 
 
 def _clock_line(clock: dict[str, Any]) -> str:

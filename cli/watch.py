@@ -156,7 +156,7 @@ def watch_list(
     """List watchlists: what each matches, its URL, its state (`ok`, `pending` while a batch
     is being retried, `dead` once a batch failed its last attempt) and its last delivery.
     Secrets are never shown."""
-    from serving.watch import WatchError, WatchStore
+    from serving.watch import WatchError, WatchStore, delivery_line
 
     try:
         items = WatchStore(data_dir_of(data_dir)).list()
@@ -168,28 +168,14 @@ def watch_list(
         return
     for item in items:
         echo(f"{item.name}\t{item.state}\t{_matches(item)}\t{item.url}")
-        echo(f"  {last_delivery_line(item)}")
+        last = item.last_delivery
+        echo(f"  {delivery_line(None if last is None else last.to_json())}")
         if item.dead is not None:
             echo(
                 f"  dead letter: batch {item.dead.batch_id} ({item.dead.signals} signals) after "
                 f"{item.dead.attempts} attempts: {item.dead.error}; "
                 f"`aimi watch retry {item.name}` sends it again"
             )
-
-
-def last_delivery_line(item: object) -> str:
-    """A watchlist's last delivery in one line (``aimi watch list`` and ``aimi status``)."""
-    from serving.watch import Watchlist
-
-    assert isinstance(item, Watchlist)
-    last = item.last_delivery
-    if last is None:
-        return "last delivery: none yet"
-    status = f"HTTP {last.status}" if last.status is not None else (last.error or "no response")
-    return (
-        f"last delivery: {last.outcome} {last.at}, batch {last.batch_id}, {last.signals} "
-        f"signals, attempt {last.attempts}, {status}"
-    )
 
 
 @watch_app.command("remove")

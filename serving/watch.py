@@ -106,6 +106,18 @@ class Delivery:
         }
 
 
+def delivery_line(last: dict[str, Any] | None) -> str:
+    """A last delivery (``Delivery.to_json()``, or None) in one line: what ``aimi watch list``
+    and ``aimi status`` print."""
+    if last is None:
+        return "last delivery: none yet"
+    answer = f"HTTP {last['status']}" if last["status"] is not None else last["error"]
+    return (
+        f"last delivery: {last['outcome']} {last['at']}, batch {last['batch_id']}, "
+        f"{last['signals']} signals, attempt {last['attempts']}, {answer or 'no response'}"
+    )
+
+
 @dataclass(frozen=True)
 class Watchlist:
     """One watchlist: what it matches (any of ``entities``, any of ``themes``, and the

@@ -174,7 +174,7 @@ def test_a_publish_sends_the_new_and_changed_signals_as_one_signed_batch(
     assert deliver(data, policy=FAST).watchlists[0].attempts == 0
     assert len(receiver.received) == 1
     status = cli("status", "--data-dir", str(fresh_root))
-    assert "watch       news (ok): last delivery delivered" in status.output, status.output
+    assert "watch       news (ok): last delivery: delivered" in status.output, status.output
 
 
 def test_a_query_watchlist_gets_only_the_signals_with_its_words(
