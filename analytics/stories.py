@@ -399,6 +399,21 @@ def story_inputs(
     return served, vectors
 
 
+def story_counts(stories: pl.DataFrame) -> dict[str, int]:
+    """Stories per entity id and per theme label (``STORIES`` rows; the labels are unique
+    across both axes and never look like an entity id): ``story_count`` on the profiles, so a
+    reader can tell many signals about one event from many events."""
+    keys = pl.concat(
+        [
+            stories.select(STORY_ID, pl.col("entity_ids").alias("key")),
+            stories.select(STORY_ID, pl.col("value_chain").alias("key")),
+            stories.select(STORY_ID, pl.col("market_force").alias("key")),
+        ]
+    ).explode("key")
+    counted = keys.drop_nulls("key").unique().group_by("key").len()
+    return dict(zip(counted["key"].to_list(), counted["len"].to_list(), strict=True))
+
+
 def render_stories(
     stories: pl.DataFrame, signals: pl.DataFrame, entities: pl.DataFrame
 ) -> pl.DataFrame:

@@ -37,7 +37,7 @@ from analytics.schema import (
     UNIT_ENTITIES,
     UNITS,
 )
-from analytics.stories import StoryParams, build_stories, story_inputs
+from analytics.stories import StoryParams, build_stories, story_counts, story_inputs
 from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
@@ -263,6 +263,7 @@ def theme_trends(
         ENTITY_TABLES["trends"],
         ENTITY_TABLES["tag_mix"],
         ENTITY_TABLES["cooccurrence"],
+        "stories",
     ],
     metadata={"dagster/column_schema": column_schema(ENTITY_PROFILES)},
     group_name="analytics",
@@ -283,6 +284,7 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
         pl.read_parquet(data.table_path("entity_tag_mix")),
         pl.read_parquet(data.table_path("entity_cooccurrence")),
         Clock(aimi.clock()),
+        story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
     write_table(data, "entity_profiles", rendered)
     listed = rendered.filter(pl.col("reviewed") & (pl.col("signal_count") >= 2))
@@ -299,7 +301,7 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
 
 
 @dg.asset(
-    deps=[THEME_TABLES["trends"], THEME_TABLES["cooccurrence"]],
+    deps=[THEME_TABLES["trends"], THEME_TABLES["cooccurrence"], "stories"],
     metadata={"dagster/column_schema": column_schema(THEME_PROFILES)},
     group_name="analytics",
     description=(
@@ -314,6 +316,7 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
     rendered = render_theme_profiles(
         pl.read_parquet(data.table_path("theme_trends")),
         pl.read_parquet(data.table_path("theme_cooccurrence")),
+        story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
     write_table(data, "theme_profiles", rendered)
     context.log.info("theme profiles: %d", rendered.height)
