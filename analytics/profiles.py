@@ -149,13 +149,15 @@ def render_entity_profiles(
     mix: pl.DataFrame,
     co: pl.DataFrame,
     clock: t.Clock,
+    story_counts: Mapping[str, int] | None = None,
 ) -> pl.DataFrame:
     """One ENTITY_PROFILES row per entity of ``entities`` (the ENTITIES table).
 
     ``metrics``: the entity ``trend_metrics``; ``mix``: ``tag_mix`` of entity mentions;
     ``co``: entity ``co_occurrence``. Trending ranks cover reviewed entities only (the
     human-reviewed set the list serves by default); unreviewed discovered names still get a
-    profile, and appear in the list with ``min_signals=1``.
+    profile, and appear in the list with ``min_signals=1``. ``story_counts``
+    (``analytics.stories.story_counts``) adds ``story_count`` to the list form and the profile.
     """
     by_key = {row[t.KEY]: row for row in metrics.iter_rows(named=True)}
     mixes = _mix_of(mix)
@@ -196,6 +198,8 @@ def render_entity_profiles(
             **_labels(row, signal_count),
             **distributions,
         }
+        if story_counts is not None:
+            listed["story_count"] = story_counts.get(entity_id, 0)
         profile = {
             **listed,
             "related_entities": [
@@ -263,10 +267,12 @@ def _axis_of() -> dict[str, Axis]:
     return {label: axis for axis in AXES for label in THEME_LABELS[axis]}
 
 
-def render_theme_profiles(metrics: pl.DataFrame, co: pl.DataFrame) -> pl.DataFrame:
+def render_theme_profiles(
+    metrics: pl.DataFrame, co: pl.DataFrame, story_counts: Mapping[str, int] | None = None
+) -> pl.DataFrame:
     """The 12 THEME_PROFILES rows in canonical order (value chain first), whether or not any
     signal carries the label. ``related_themes`` draws from both axes, count desc then axis
-    and label in canonical order."""
+    and label in canonical order. ``story_counts`` adds ``story_count`` to both forms."""
     by_key = {row[t.KEY]: row for row in metrics.iter_rows(named=True)}
     axis_of = _axis_of()
     order = {label: i for i, label in enumerate(axis_of)}
@@ -282,6 +288,8 @@ def render_theme_profiles(metrics: pl.DataFrame, co: pl.DataFrame) -> pl.DataFra
             "trend": _short_trend(row, diversity=False),
             **_labels(row, signal_count),
         }
+        if story_counts is not None:
+            listed["story_count"] = story_counts.get(label, 0)
         others = sorted(
             ((other, count) for other, count in related.get(label, []) if other in axis_of),
             key=lambda pair: (-pair[1], order[pair[0]]),

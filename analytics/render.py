@@ -7,6 +7,7 @@ the same shapes and a test checks the two agree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -31,8 +32,11 @@ def served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     return signals.join(central, on="signal_id", how="semi")
 
 
-def unit_object(unit: dict[str, Any]) -> dict[str, Any]:
-    """A unit as served (docs/api.md §2.1): optional fields are omitted, never null."""
+def unit_object(
+    unit: dict[str, Any], corroboration: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A unit as served (docs/api.md §2.1): optional fields are omitted, never null. Its
+    ``corroboration`` (``analytics.corroboration.corroboration_objects``) when it has one."""
     obj: dict[str, Any] = {"id": unit["unit_id"], "role": unit["role"], "text": unit["text"]}
     if unit["role"] == "argument" and unit["argument_id"]:
         obj["argument_id"] = unit["argument_id"]
@@ -42,6 +46,8 @@ def unit_object(unit: dict[str, Any]) -> dict[str, Any]:
     obj["evidence_preview"] = {
         "snippets": [{"text": s["text"], "truncated": s["truncated"]} for s in unit["evidence"]]
     }
+    if corroboration is not None:
+        obj["corroboration"] = dict(corroboration)
     return obj
 
 
@@ -53,6 +59,8 @@ def render_served_signals(
     signal_entities: pl.DataFrame | None = None,
     entities: pl.DataFrame | None = None,
     unit_entities: pl.DataFrame | None = None,
+    story_of: Mapping[str, str] | None = None,
+    corroboration: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pl.DataFrame:
     """The snapshot's signal table: sort/filter keys plus card and detail JSON per signal.
 
@@ -60,7 +68,11 @@ def render_served_signals(
     has its ``thesis`` or ``synopsis`` and ``verified_unit_count`` equals ``len(units)``.
     ``themes`` (SIGNAL_THEMES), ``signal_entities`` + ``entities`` and ``unit_entities`` fill
     the cards' ``themes`` and ``entities`` and the units' ``entities``; absent, they are empty.
+    ``story_of`` (signal id → story id, the ``stories`` table) gives card and detail their
+    ``story_id``, null for a signal in no story; absent, the field is left out. ``corroboration``
+    (unit id → object) gives the units theirs.
     """
+    corroborated = corroboration or {}
     theme_of: dict[str, tuple[list[str], list[str]]] = {}
     if themes is not None:
         for signal_id, value_chain, market_force in themes.select(
@@ -100,6 +112,8 @@ def render_served_signals(
             "domain": sig["domain"],
             "verified_unit_count": len(signal_units),
         }
+        if story_of is not None:
+            common["story_id"] = story_of.get(sig["signal_id"])
         central_key = "synopsis" if sig["content_type"] == "event" else "thesis"
         value_chain, market_force = theme_of.get(sig["signal_id"], ([], []))
         entity_ids = mentioned.get(sig["signal_id"], [])
@@ -111,7 +125,11 @@ def render_served_signals(
             "entities": refs,
         }
         card = {**common, central_key: central[0]["text"], **tags}
-        detail = {**common, **tags, "units": [unit_object(u) for u in signal_units]}
+        detail = {
+            **common,
+            **tags,
+            "units": [unit_object(u, corroborated.get(u["unit_id"])) for u in signal_units],
+        }
         rows.append(
             {
                 "signal_id": sig["signal_id"],
@@ -140,6 +158,7 @@ def render_search_units(
     signals: pl.DataFrame,
     units: pl.DataFrame,
     unit_entities: pl.DataFrame | None = None,
+    corroboration: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> pl.DataFrame:
     """SEARCH_UNITS rows for the units of the served signals (``served``: the snapshot's signal
     table, in served order), each unit in its signal's order. ``unit_json`` is the unit exactly
@@ -191,7 +210,12 @@ def render_search_units(
                 "text": unit["text"],
                 "title": sig["title"],
                 "copy_of": None,
-                "unit_json": orjson.dumps(unit_object({**unit, "entities": entity_ids})),
+                "unit_json": orjson.dumps(
+                    unit_object(
+                        {**unit, "entities": entity_ids},
+                        (corroboration or {}).get(unit["unit_id"]),
+                    )
+                ),
                 "citation_json": orjson.dumps(citation),
             }
         )

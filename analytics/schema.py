@@ -308,6 +308,23 @@ STORIES = _schema(
 STORY_SIGNALS = _schema({"signal_id": pl.String, "story_id": pl.String})
 
 
+# Corroboration (analytics.corroboration): one row per link from a claim unit to another
+# voice's claim stating the same fact (``corroborates``) or reversing it (``contests``), both
+# directions. ``counted``: the earliest of the other side's copy group, what the count is of.
+CLAIM_LINKS = _schema(
+    {
+        "unit_id": pl.String,
+        "other_unit_id": pl.String,
+        "other_signal_id": pl.String,
+        "other_voice": pl.String,
+        "relation": pl.String,
+        "similarity": pl.Float32,
+        "cues": pl.List(pl.String),
+        "counted": pl.Boolean,
+    }
+)
+
+
 # The snapshot's story table (issue 31): keys the list endpoint filters and sorts on, and the
 # pre-rendered JSON of a story's list form and its detail.
 SERVED_STORIES = _schema(

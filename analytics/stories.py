@@ -190,6 +190,17 @@ def cluster_signals(
     return labels
 
 
+def voice_key() -> pl.Expr:
+    """A signal's voice, from its ``author`` and ``domain`` columns: the author (trimmed, lower
+    case) when it has one, else the domain. Independent sources are distinct voices, here and
+    in ``analytics.corroboration``."""
+    return (
+        pl.when(pl.col("author").str.strip_chars().str.len_chars() > 0)
+        .then(pl.lit("author:") + pl.col("author").str.strip_chars().str.to_lowercase())
+        .otherwise(pl.lit("domain:") + pl.col("domain").fill_null(""))
+    )
+
+
 def story_id_for(first_signal_id: str) -> str:
     """A new story's id: derived from its earliest signal's id, so a rebuild names it again."""
     return STORY_PREFIX + hashlib.sha256(first_signal_id.encode()).hexdigest()[:16]
@@ -294,11 +305,7 @@ def build_stories(
         central[int(label_array[positions[0]])] = id_array[
             int(positions[int(np.argmax(block @ centroid))])
         ]
-    voice = (
-        pl.when(pl.col("author").str.strip_chars().str.len_chars() > 0)
-        .then(pl.lit("author:") + pl.col("author").str.strip_chars().str.to_lowercase())
-        .otherwise(pl.lit("domain:") + pl.col("domain").fill_null(""))
-    )
+    voice = voice_key()
     # a reprint or near-copy of an earlier member adds no voice
     original = pl.col("copy_key").is_null() | pl.col("copy_key").is_first_distinct().over("label")
     by_label = rows.group_by("label").agg(
@@ -390,6 +397,21 @@ def story_inputs(
         embedded["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM),
     )
     return served, vectors
+
+
+def story_counts(stories: pl.DataFrame) -> dict[str, int]:
+    """Stories per entity id and per theme label (``STORIES`` rows; the labels are unique
+    across both axes and never look like an entity id): ``story_count`` on the profiles, so a
+    reader can tell many signals about one event from many events."""
+    keys = pl.concat(
+        [
+            stories.select(STORY_ID, pl.col("entity_ids").alias("key")),
+            stories.select(STORY_ID, pl.col("value_chain").alias("key")),
+            stories.select(STORY_ID, pl.col("market_force").alias("key")),
+        ]
+    ).explode("key")
+    counted = keys.drop_nulls("key").unique().group_by("key").len()
+    return dict(zip(counted["key"].to_list(), counted["len"].to_list(), strict=True))
 
 
 def render_stories(

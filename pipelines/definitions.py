@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.defs.analytics.assets import (
+    claim_links_table,
     entity_profiles,
     entity_trends,
     stories,
@@ -46,6 +47,7 @@ ASSETS = [
     theme_profiles,
     unit_embeddings,
     stories,
+    claim_links_table,
     snapshot,
     static_site,
 ]

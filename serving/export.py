@@ -100,6 +100,22 @@ CONTENT_TYPE_MIX = pl.Struct({"analysis": pl.Int64, "event": pl.Int64})
 DISTRIBUTIONS = {axis: pl.Struct(dict.fromkeys(THEME_LABELS[axis], pl.Int64)) for axis in AXES}
 SNIPPET = pl.Struct({"text": pl.String, "truncated": pl.Boolean})
 LABELS = ("direction", "confidence", "stability", "notability")
+_OTHER_CLAIM: dict[str, pl.DataType | type[pl.DataType]] = {
+    "unit_id": pl.String,
+    "signal_id": pl.String,
+    "domain": pl.String,
+    "text": pl.String,
+    "evidence": SNIPPET,
+}
+CORROBORATION = pl.Struct(
+    {
+        "count": pl.Int64,
+        "sources": STRINGS,
+        "claims": pl.List(pl.Struct(_OTHER_CLAIM)),
+        "contested": pl.List(pl.Struct({**_OTHER_CLAIM, "cues": STRINGS})),
+    }
+)
+STORY_COUNT = "stories (`stories`) holding a signal that carries it"
 
 
 def _time(moment: datetime) -> str:
@@ -179,6 +195,7 @@ SIGNALS = ExportTable(
         Column("synopsis", pl.String(), "central statement of an event (null for an analysis)"),
         Column("themes", THEMES, "theme labels per axis"),
         Column("entities", pl.List(ENTITY_REF), "entities mentioned"),
+        Column("story_id", pl.String(), "the story it is in (`stories`), null when in none"),
         Column("change_seq", pl.Int64(), "position in the change feed (`sort=changed`)"),
         Column("changed_at", UTC_TIME, "when the signal last changed"),
     ),
@@ -205,6 +222,12 @@ UNITS = ExportTable(
             "evidence_preview",
             pl.Struct({"snippets": pl.List(SNIPPET)}),
             "verbatim snippets (at most 50 characters) locating it in the source",
+        ),
+        Column(
+            "corroboration",
+            CORROBORATION,
+            "other voices' claims of the same fact: `count` independent sources, their names, "
+            "up to 5 claims, and up to 5 contesting claims with their cues (null when none)",
         ),
     ),
     _unit_rows,
@@ -246,6 +269,7 @@ ENTITIES = ExportTable(
             pl.List(pl.Struct({**ENTITY_REF.to_schema(), "co_occurrence_count": pl.Int64})),
             "top 25 entities by signals in common",
         ),
+        Column("story_count", pl.Int64(), STORY_COUNT.replace("carries", "mentions")),
     ),
     _entity_rows,
 )
@@ -277,6 +301,7 @@ THEMES_TABLE = ExportTable(
             ),
             "themes of both axes by signals in common",
         ),
+        Column("story_count", pl.Int64(), STORY_COUNT),
     ),
     _theme_rows,
 )

@@ -109,6 +109,7 @@ COMPACT: dict[str, Projection] = {
             "signal_count": None,
             "direction": None,
             "notability": None,
+            "story_count": None,
         }
     },
     "list_entities": {
@@ -120,6 +121,7 @@ COMPACT: dict[str, Projection] = {
             "last_seen": None,
             "direction": None,
             "notability": None,
+            "story_count": None,
         },
         "has_more": None,
         "next_cursor": None,
@@ -144,6 +146,7 @@ COMPACT: dict[str, Projection] = {
             "thesis": SHORT_TEXT,
             "synopsis": SHORT_TEXT,
             "entities": _ENTITY_REF,
+            "story_id": None,
         },
         "has_more": None,
         "next_cursor": None,
@@ -158,6 +161,7 @@ COMPACT: dict[str, Projection] = {
             "thesis": SHORT_TEXT,
             "synopsis": SHORT_TEXT,
             "entities": _ENTITY_REF,
+            "story_id": None,
         },
         "has_more": None,
         "next_cursor": None,
@@ -165,7 +169,12 @@ COMPACT: dict[str, Projection] = {
     },
     "search": {
         "results": {
-            "unit": {"id": None, "role": None, "text": SHORT_TEXT},
+            "unit": {
+                "id": None,
+                "role": None,
+                "text": SHORT_TEXT,
+                "corroboration": {"count": None, "sources": None},
+            },
             "citation": {"signal_id": None, "title": None, "published_at": None},
             "relevance_score": None,
         },

@@ -62,6 +62,44 @@ class Verification(BaseModel):
     human_reviewed: Literal[True] = Field(description="Always true when present.")
 
 
+class OtherClaim(BaseModel):
+    """Another voice's claim about the same entities, in brief."""
+
+    unit_id: str = Field(description="The other claim's unit id (`similar_to` takes it).")
+    signal_id: str = Field(description="Its signal; `GET /v1/signals/{signal_id}` reads it.")
+    domain: str = Field(description="Registrable domain of its source.")
+    text: str = Field(description="The other claim's verified text.")
+    evidence: Snippet | SkipJsonSchema[None] = Field(
+        default=None, description="Its first evidence snippet; absent when it has none."
+    )
+
+
+class ContestingClaim(OtherClaim):
+    """Another voice's claim that reverses this one."""
+
+    cues: list[str] = Field(
+        description="The reversing words: a negation one claim makes and the other does not, "
+        "or a word whose opposite the other uses (`faster` against `slower`)."
+    )
+
+
+class Corroboration(BaseModel):
+    """Who else states the same fact, counted by independent source (issue 31, additive)."""
+
+    count: int = Field(
+        description="Independent sources stating the same fact: distinct authors (else "
+        "domains) other than this unit's, a reprint and its original counted once."
+    )
+    sources: list[str] = Field(description="Those sources' names (author, else domain), sorted.")
+    claims: list[OtherClaim] = Field(
+        description="Up to 5 of their claims, most similar first, one per reprint group."
+    )
+    contested: list[ContestingClaim] = Field(
+        description="Up to 5 claims of other voices that state the same fact reversed; this "
+        "unit's own snippet is its `evidence_preview`. Empty when none."
+    )
+
+
 class Unit(BaseModel):
     """A verified text unit: the same object in signal detail and in search hits."""
 
@@ -91,6 +129,12 @@ class Unit(BaseModel):
     )
     evidence_preview: EvidencePreview | SkipJsonSchema[None] = Field(
         default=None, description="Verbatim locators into the source; absent when none."
+    )
+    corroboration: Corroboration | SkipJsonSchema[None] = Field(
+        default=None,
+        description="On a thesis, synopsis or claim that other voices state too, or reverse: "
+        "who, with their claims and evidence. Absent when no other voice's "
+        "claim matches.",
     )
 
 
@@ -138,6 +182,11 @@ class SignalFields(BaseModel):
     )
     themes: Themes = Field(description="Theme labels on both axes.")
     entities: list[EntityRef] = Field(description="Entities the signal mentions.")
+    story_id: str | None = Field(
+        default=None,
+        description="The story the signal belongs to (`GET /v1/stories/{story_id}`); null when "
+        "it is in none (published after the snapshot's `as_of`).",
+    )
 
 
 class SignalCard(SignalFields):
@@ -327,6 +376,11 @@ class EntityProfile(Distributions):
         description="How the notability label was reached (the points each rule gave), or why "
         "there is none."
     )
+    story_count: int | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Stories (`GET /v1/stories?entity=…`) holding a signal that mentions the "
+        "entity: many signals in few stories is buzz about one event, many stories is breadth.",
+    )
 
 
 class RelatedEntity(BaseModel):
@@ -421,6 +475,10 @@ class Theme(BaseModel):
     )
     notability_reasoning: str = Field(
         description="How the notability label was reached, or why there is none."
+    )
+    story_count: int | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Stories (`GET /v1/stories?theme=…`) holding a signal that carries the label.",
     )
 
 

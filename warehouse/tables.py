@@ -45,6 +45,7 @@ TABLE_NAMES = (
     "theme_cooccurrence",
     "theme_profiles",
     "stories",
+    "claim_links",
     "change_state",
 )
 

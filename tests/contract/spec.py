@@ -254,6 +254,63 @@ THEME = shape(
     {**_THEME_FIELDS, "related_themes": list_of(lambda v: not RELATED_THEME.problems(v))},
 )
 
+# Additive fields (§9: added without changing a listed one), each recorded in docs/changelog.md:
+# an object may carry these beside the spec's fields, and still nothing else. Issue 31
+# (2026-11-28): `corroboration` on units, `story_id` on signal cards and details, `story_count`
+# on entity and theme profiles (list and full forms).
+_OTHER_CLAIM_FIELDS: dict[str, Check] = {
+    "unit_id": is_nonempty_str,
+    "signal_id": is_nonempty_str,
+    "domain": is_str,
+    "text": is_nonempty_str,
+    "evidence": lambda v: not SNIPPET.problems(v),
+}
+OTHER_CLAIM = shape("corroborating claim", _OTHER_CLAIM_FIELDS, optional=("evidence",))
+CONTESTING_CLAIM = shape(
+    "contesting claim",
+    {**_OTHER_CLAIM_FIELDS, "cues": list_of(is_nonempty_str)},
+    optional=("evidence",),
+)
+CORROBORATION = shape(
+    "corroboration",
+    {
+        "count": lambda v: is_int(v) and v >= 0,
+        "sources": list_of(is_nonempty_str),
+        "claims": list_of(lambda v: not OTHER_CLAIM.problems(v)),
+        "contested": list_of(lambda v: not CONTESTING_CLAIM.problems(v)),
+    },
+)
+
+
+def _is_count(value: Any) -> bool:
+    return is_int(value) and value >= 0
+
+
+ADDITIVE_FIELDS: dict[str, dict[str, Check]] = {
+    "unit": {"corroboration": lambda v: not CORROBORATION.problems(v)},
+    "signal card": {"story_id": nullable(lambda v: is_str(v) and v.startswith("sty_"))},
+    "signal detail": {"story_id": nullable(lambda v: is_str(v) and v.startswith("sty_"))},
+    "entity (list form)": {"story_count": _is_count},
+    "entity profile": {"story_count": _is_count},
+    "theme (list form)": {"story_count": _is_count},
+    "theme": {"story_count": _is_count},
+}
+
+
+def with_additive(listed: Shape) -> Shape:
+    """``listed`` with its additive fields, optional (a snapshot built before them lacks them)."""
+    extra = ADDITIVE_FIELDS[listed.name]
+    return Shape(listed.name, {**listed.fields, **extra}, listed.required)
+
+
+UNIT = with_additive(UNIT)
+SIGNAL_CARD = with_additive(SIGNAL_CARD)
+SIGNAL_DETAIL = with_additive(SIGNAL_DETAIL)
+ENTITY_LISTED = with_additive(ENTITY_LISTED)
+ENTITY_PROFILE = with_additive(ENTITY_PROFILE)
+THEME_LISTED = with_additive(THEME_LISTED)
+THEME = with_additive(THEME)
+
 # §4.7
 TRENDING_TREND = shape(
     "trending trend",

@@ -68,6 +68,7 @@ DECLARED = {
     "entity_profiles": schema.ENTITY_PROFILES,
     "theme_profiles": schema.THEME_PROFILES,
     "stories": schema.STORIES,
+    "claim_links": schema.CLAIM_LINKS,
 }
 
 

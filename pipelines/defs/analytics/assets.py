@@ -14,6 +14,7 @@ import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.cooccurrence import co_occurrence
+from analytics.corroboration import CONTESTS, CorroborationParams, claim_inputs, claim_links
 from analytics.profiles import (
     entity_keys,
     render_entity_profiles,
@@ -24,6 +25,7 @@ from analytics.profiles import (
 )
 from analytics.render import served_signals
 from analytics.schema import (
+    CLAIM_LINKS,
     ENTITIES,
     ENTITY_PROFILES,
     SIGNAL_ENTITIES,
@@ -32,9 +34,10 @@ from analytics.schema import (
     STORIES,
     THEME_PROFILES,
     UNIT_EMBEDDINGS,
+    UNIT_ENTITIES,
     UNITS,
 )
-from analytics.stories import StoryParams, build_stories, story_inputs
+from analytics.stories import StoryParams, build_stories, story_counts, story_inputs
 from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
@@ -48,7 +51,12 @@ from analytics.trends import (
 )
 from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
-from pipelines.defs.tag.assets import ENTITIES_TABLE, SIGNAL_ENTITIES_TABLE, signal_themes
+from pipelines.defs.tag.assets import (
+    ENTITIES_TABLE,
+    SIGNAL_ENTITIES_TABLE,
+    UNIT_ENTITIES_TABLE,
+    signal_themes,
+)
 from pipelines.metadata import (
     column_schema,
     movers_plot,
@@ -255,13 +263,15 @@ def theme_trends(
         ENTITY_TABLES["trends"],
         ENTITY_TABLES["tag_mix"],
         ENTITY_TABLES["cooccurrence"],
+        "stories",
     ],
     metadata={"dagster/column_schema": column_schema(ENTITY_PROFILES)},
     group_name="analytics",
     description=(
         "Every registry and discovered entity as the API serves it: list form, full profile "
-        "with the top 25 related entities, and trending item, pre-rendered as JSON, with the "
-        "keys the list endpoint filters and sorts on and each trending mode's ranks."
+        "with the top 25 related entities and the number of stories it is in, and trending "
+        "item, pre-rendered as JSON, with the keys the list endpoint filters and sorts on and "
+        "each trending mode's ranks."
     ),
     owners=["team:analytics"],
     kinds={"polars", "parquet"},
@@ -274,6 +284,7 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
         pl.read_parquet(data.table_path("entity_tag_mix")),
         pl.read_parquet(data.table_path("entity_cooccurrence")),
         Clock(aimi.clock()),
+        story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
     write_table(data, "entity_profiles", rendered)
     listed = rendered.filter(pl.col("reviewed") & (pl.col("signal_count") >= 2))
@@ -290,12 +301,12 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
 
 
 @dg.asset(
-    deps=[THEME_TABLES["trends"], THEME_TABLES["cooccurrence"]],
+    deps=[THEME_TABLES["trends"], THEME_TABLES["cooccurrence"], "stories"],
     metadata={"dagster/column_schema": column_schema(THEME_PROFILES)},
     group_name="analytics",
     description=(
         "The 12 themes as the API serves them: list form and full form with related themes "
-        "from both axes, pre-rendered as JSON."
+        "from both axes and the number of stories carrying the label, pre-rendered as JSON."
     ),
     owners=["team:analytics"],
     kinds={"polars", "parquet"},
@@ -305,6 +316,7 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
     rendered = render_theme_profiles(
         pl.read_parquet(data.table_path("theme_trends")),
         pl.read_parquet(data.table_path("theme_cooccurrence")),
+        story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
     write_table(data, "theme_profiles", rendered)
     context.log.info("theme profiles: %d", rendered.height)
@@ -381,6 +393,56 @@ def stories(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
             "split": int(built["split_from"].is_not_null().sum()),
             "top_by_sources": native_table(
                 top.head(10).select("title", "signal_count", "independent_sources", "last_seen")
+            ),
+        }
+    )
+
+
+@dg.asset(
+    name="claim_links",
+    deps=[UNITS_TABLE, UNIT_ENTITIES_TABLE, unit_embeddings],
+    metadata={"dagster/column_schema": column_schema(CLAIM_LINKS)},
+    group_name="analytics",
+    description=(
+        "Corroboration (docs/design.md §7): per claim unit (thesis, synopsis, claim) of a "
+        "served signal, the claims of other voices that state the same fact — the same "
+        "entities, numbers that agree, MiniLM cosine ≥ 0.8, at most 7 days apart, compared "
+        "only within a block of one entity set and time bucket — and those that reverse it "
+        "(contested: the verifier's negation and antonym cues). Both directions; `counted` "
+        "marks one claim per copy group, so a reprint counts once."
+    ),
+    owners=[_TEAM],
+    kinds={"polars", "parquet"},
+)
+def claim_links_table(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    data = aimi.data()
+    claims, vectors = claim_inputs(
+        read_table(data, "signals", SIGNALS),
+        read_table(data, "units", UNITS),
+        read_table(data, "unit_entities", UNIT_ENTITIES),
+        read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
+        aimi.clock(),
+    )
+    links = claim_links(claims, vectors, CorroborationParams())
+    write_table(data, "claim_links", links)
+    contested = links.filter(pl.col("relation") == CONTESTS)
+    corroborated = links.filter(pl.col("relation") != CONTESTS)
+    context.log.info(
+        "claim links: %d over %d claims (%d contesting)",
+        links.height,
+        claims.height,
+        contested.height,
+    )
+    return dg.MaterializeResult(
+        metadata={
+            **table_metadata(links),
+            "claims compared": claims.height,
+            "claims corroborated": corroborated["unit_id"].n_unique(),
+            "claims contested": contested["unit_id"].n_unique(),
+            "strongest": native_table(
+                corroborated.sort("similarity", descending=True)
+                .head(10)
+                .select("unit_id", "other_unit_id", "similarity")
             ),
         }
     )

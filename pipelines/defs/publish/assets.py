@@ -11,8 +11,10 @@ import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
+from analytics.corroboration import corroboration_objects
 from analytics.render import render_search_units, render_served_signals
 from analytics.schema import (
+    CLAIM_LINKS,
     ENTITIES,
     SIGNAL_ENTITIES,
     SIGNAL_THEMES,
@@ -24,7 +26,12 @@ from analytics.schema import (
 )
 from analytics.significance import with_raw_p_values
 from analytics.stories import render_stories
-from pipelines.defs.analytics.assets import entity_profiles, stories, theme_profiles
+from pipelines.defs.analytics.assets import (
+    claim_links_table,
+    entity_profiles,
+    stories,
+    theme_profiles,
+)
 from pipelines.defs.decompose.assets import UNITS_TABLE
 from pipelines.defs.search.assets import unit_embeddings
 from pipelines.defs.tag.assets import (
@@ -61,6 +68,7 @@ SNAPSHOT_FRESHNESS = dg.FreshnessPolicy.time_window(
         theme_profiles,
         unit_embeddings,
         stories,
+        claim_links_table,
     ],
     group_name="publish",
     description=(
@@ -84,6 +92,17 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     unit_frame = read_table(data, "units", UNITS)
     entities = read_table(data, "entities", ENTITIES)
     unit_entities = read_table(data, "unit_entities", UNIT_ENTITIES)
+    story_frame = read_table(data, "stories", STORIES)
+    # issue 31's additive fields: each card's story, each claim's corroboration
+    story_of = dict(
+        story_frame.select("story_id", pl.col("signal_ids").alias("signal_id"))
+        .explode("signal_id")
+        .select("signal_id", "story_id")
+        .iter_rows()
+    )
+    corroboration = corroboration_objects(
+        read_table(data, "claim_links", CLAIM_LINKS), unit_frame, signal_frame
+    )
     rendered = render_served_signals(
         signal_frame,
         unit_frame,
@@ -91,10 +110,12 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         signal_entities=read_table(data, "signal_entities", SIGNAL_ENTITIES),
         entities=entities,
         unit_entities=unit_entities,
+        story_of=story_of,
+        corroboration=corroboration,
     )
     served_units = unit_frame.join(rendered.select("signal_id"), on="signal_id", how="semi")
     search = SearchInput.from_embeddings(
-        render_search_units(rendered, signal_frame, served_units, unit_entities),
+        render_search_units(rendered, signal_frame, served_units, unit_entities, corroboration),
         read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
         # each signal's complete text (a podcast segment's transcript): search finds a source
         # by words no unit carries, and serves its unit nearest them
@@ -113,7 +134,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
             "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
             # issue 31: what /v1/stories serves
-            "stories": render_stories(read_table(data, "stories", STORIES), signal_frame, entities),
+            "stories": render_stories(story_frame, signal_frame, entities),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),

@@ -1,6 +1,8 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .citation import Citation
+from .contesting_claim import ContestingClaim
+from .corroboration import Corroboration
 from .embeddings import Embeddings
 from .entity_list import EntityList
 from .entity_profile import EntityProfile
@@ -51,6 +53,7 @@ from .list_signals_theme_type_0 import ListSignalsThemeType0
 from .list_stories_theme_type_0 import ListStoriesThemeType0
 from .list_themes_axis_type_0 import ListThemesAxisType0
 from .materialized_views import MaterializedViews
+from .other_claim import OtherClaim
 from .refresh_result import RefreshResult
 from .related_entity import RelatedEntity
 from .related_entity_type import RelatedEntityType
@@ -102,6 +105,8 @@ from .verification import Verification
 
 __all__ = (
     "Citation",
+    "ContestingClaim",
+    "Corroboration",
     "Embeddings",
     "EntityList",
     "EntityProfile",
@@ -152,6 +157,7 @@ __all__ = (
     "ListStoriesThemeType0",
     "ListThemesAxisType0",
     "MaterializedViews",
+    "OtherClaim",
     "RefreshResult",
     "RelatedEntity",
     "RelatedEntityType",

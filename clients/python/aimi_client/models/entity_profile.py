@@ -60,6 +60,8 @@ class EntityProfile:
         notability_reasoning (str): How the notability label was reached (the points each rule gave), or why there is
             none.
         wikipedia_url (str | Unset): Wikipedia article; absent when none is known.
+        story_count (int | Unset): Stories (`GET /v1/stories?entity=…`) holding a signal that mentions the entity: many
+            signals in few stories is buzz about one event, many stories is breadth.
     """
 
     content_type_mix: EntityProfileContentTypeMix
@@ -79,6 +81,7 @@ class EntityProfile:
     notability: EntityProfileNotabilityType0 | None
     notability_reasoning: str
     wikipedia_url: str | Unset = UNSET
+    story_count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +143,8 @@ class EntityProfile:
 
         wikipedia_url = self.wikipedia_url
 
+        story_count = self.story_count
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -164,6 +169,8 @@ class EntityProfile:
         )
         if wikipedia_url is not UNSET:
             field_dict["wikipedia_url"] = wikipedia_url
+        if story_count is not UNSET:
+            field_dict["story_count"] = story_count
 
         return field_dict
 
@@ -287,6 +294,8 @@ class EntityProfile:
 
         wikipedia_url = d.pop("wikipedia_url", UNSET)
 
+        story_count = d.pop("story_count", UNSET)
+
         entity_profile = cls(
             content_type_mix=content_type_mix,
             value_chain_distribution=value_chain_distribution,
@@ -305,6 +314,7 @@ class EntityProfile:
             notability=notability,
             notability_reasoning=notability_reasoning,
             wikipedia_url=wikipedia_url,
+            story_count=story_count,
         )
 
         entity_profile.additional_properties = d

@@ -63,6 +63,8 @@ class EntityProfileDetail:
             none.
         related_entities (list[RelatedEntity]): At most 25, by `co_occurrence_count` descending.
         wikipedia_url (str | Unset): Wikipedia article; absent when none is known.
+        story_count (int | Unset): Stories (`GET /v1/stories?entity=…`) holding a signal that mentions the entity: many
+            signals in few stories is buzz about one event, many stories is breadth.
     """
 
     content_type_mix: EntityProfileDetailContentTypeMix
@@ -83,6 +85,7 @@ class EntityProfileDetail:
     notability_reasoning: str
     related_entities: list[RelatedEntity]
     wikipedia_url: str | Unset = UNSET
+    story_count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,6 +152,8 @@ class EntityProfileDetail:
 
         wikipedia_url = self.wikipedia_url
 
+        story_count = self.story_count
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -174,6 +179,8 @@ class EntityProfileDetail:
         )
         if wikipedia_url is not UNSET:
             field_dict["wikipedia_url"] = wikipedia_url
+        if story_count is not UNSET:
+            field_dict["story_count"] = story_count
 
         return field_dict
 
@@ -309,6 +316,8 @@ class EntityProfileDetail:
 
         wikipedia_url = d.pop("wikipedia_url", UNSET)
 
+        story_count = d.pop("story_count", UNSET)
+
         entity_profile_detail = cls(
             content_type_mix=content_type_mix,
             value_chain_distribution=value_chain_distribution,
@@ -328,6 +337,7 @@ class EntityProfileDetail:
             notability_reasoning=notability_reasoning,
             related_entities=related_entities,
             wikipedia_url=wikipedia_url,
+            story_count=story_count,
         )
 
         entity_profile_detail.additional_properties = d

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -34,6 +34,8 @@ class SignalCard:
         verified_unit_count (int): Number of verified units; equals the length of `units` in the detail.
         themes (Themes): A signal's theme labels on the two axes (each can be empty).
         entities (list[EntityRef]): Entities the signal mentions.
+        story_id (None | str | Unset): The story the signal belongs to (`GET /v1/stories/{story_id}`); null when it is
+            in none (published after the snapshot's `as_of`).
         thesis (str | Unset): Central statement of an analysis signal, whole; absent on events.
         synopsis (str | Unset): Central statement of an event signal, whole; absent on analyses.
     """
@@ -47,6 +49,7 @@ class SignalCard:
     verified_unit_count: int
     themes: Themes
     entities: list[EntityRef]
+    story_id: None | str | Unset = UNSET
     thesis: str | Unset = UNSET
     synopsis: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -73,6 +76,12 @@ class SignalCard:
             entities_item = entities_item_data.to_dict()
             entities.append(entities_item)
 
+        story_id: None | str | Unset
+        if isinstance(self.story_id, Unset):
+            story_id = UNSET
+        else:
+            story_id = self.story_id
+
         thesis = self.thesis
 
         synopsis = self.synopsis
@@ -92,6 +101,8 @@ class SignalCard:
                 "entities": entities,
             }
         )
+        if story_id is not UNSET:
+            field_dict["story_id"] = story_id
         if thesis is not UNSET:
             field_dict["thesis"] = thesis
         if synopsis is not UNSET:
@@ -128,6 +139,15 @@ class SignalCard:
 
             entities.append(entities_item)
 
+        def _parse_story_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        story_id = _parse_story_id(d.pop("story_id", UNSET))
+
         thesis = d.pop("thesis", UNSET)
 
         synopsis = d.pop("synopsis", UNSET)
@@ -142,6 +162,7 @@ class SignalCard:
             verified_unit_count=verified_unit_count,
             themes=themes,
             entities=entities,
+            story_id=story_id,
             thesis=thesis,
             synopsis=synopsis,
         )

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.signal_detail_content_type import SignalDetailContentType
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.entity_ref import EntityRef
@@ -36,6 +37,8 @@ class SignalDetail:
         entities (list[EntityRef]): Entities the signal mentions.
         units (list[Unit]): Flat list grouped by role: the central statement (thesis or synopsis), then arguments, then
             claims, in document order. Events have no arguments.
+        story_id (None | str | Unset): The story the signal belongs to (`GET /v1/stories/{story_id}`); null when it is
+            in none (published after the snapshot's `as_of`).
     """
 
     signal_id: str
@@ -48,6 +51,7 @@ class SignalDetail:
     themes: Themes
     entities: list[EntityRef]
     units: list[Unit]
+    story_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,6 +81,12 @@ class SignalDetail:
             units_item = units_item_data.to_dict()
             units.append(units_item)
 
+        story_id: None | str | Unset
+        if isinstance(self.story_id, Unset):
+            story_id = UNSET
+        else:
+            story_id = self.story_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -93,6 +103,8 @@ class SignalDetail:
                 "units": units,
             }
         )
+        if story_id is not UNSET:
+            field_dict["story_id"] = story_id
 
         return field_dict
 
@@ -133,6 +145,15 @@ class SignalDetail:
 
             units.append(units_item)
 
+        def _parse_story_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        story_id = _parse_story_id(d.pop("story_id", UNSET))
+
         signal_detail = cls(
             signal_id=signal_id,
             title=title,
@@ -144,6 +165,7 @@ class SignalDetail:
             themes=themes,
             entities=entities,
             units=units,
+            story_id=story_id,
         )
 
         signal_detail.additional_properties = d

@@ -11,6 +11,7 @@ from ..models.theme_confidence_type_0 import ThemeConfidenceType0
 from ..models.theme_direction_type_0 import ThemeDirectionType0
 from ..models.theme_notability_type_0 import ThemeNotabilityType0
 from ..models.theme_stability_type_0 import ThemeStabilityType0
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.theme_trend import ThemeTrend
@@ -39,6 +40,7 @@ class Theme:
         notability (None | ThemeNotabilityType0): Overall notability, explained by `notability_reasoning`. Null below 8
             signals, where no label is computed.
         notability_reasoning (str): How the notability label was reached, or why there is none.
+        story_count (int | Unset): Stories (`GET /v1/stories?theme=…`) holding a signal that carries the label.
     """
 
     axis: ThemeAxis
@@ -50,6 +52,7 @@ class Theme:
     stability: None | ThemeStabilityType0
     notability: None | ThemeNotabilityType0
     notability_reasoning: str
+    story_count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,6 +90,8 @@ class Theme:
 
         notability_reasoning = self.notability_reasoning
 
+        story_count = self.story_count
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -102,6 +107,8 @@ class Theme:
                 "notability_reasoning": notability_reasoning,
             }
         )
+        if story_count is not UNSET:
+            field_dict["story_count"] = story_count
 
         return field_dict
 
@@ -180,6 +187,8 @@ class Theme:
 
         notability_reasoning = d.pop("notability_reasoning")
 
+        story_count = d.pop("story_count", UNSET)
+
         theme = cls(
             axis=axis,
             label=label,
@@ -190,6 +199,7 @@ class Theme:
             stability=stability,
             notability=notability,
             notability_reasoning=notability_reasoning,
+            story_count=story_count,
         )
 
         theme.additional_properties = d

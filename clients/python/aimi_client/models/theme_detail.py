@@ -11,6 +11,7 @@ from ..models.theme_detail_confidence_type_0 import ThemeDetailConfidenceType0
 from ..models.theme_detail_direction_type_0 import ThemeDetailDirectionType0
 from ..models.theme_detail_notability_type_0 import ThemeDetailNotabilityType0
 from ..models.theme_detail_stability_type_0 import ThemeDetailStabilityType0
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.related_theme import RelatedTheme
@@ -42,6 +43,7 @@ class ThemeDetail:
         notability_reasoning (str): How the notability label was reached, or why there is none.
         related_themes (list[RelatedTheme]): Themes of both axes sharing signals with this one, by `co_occurrence_count`
             descending.
+        story_count (int | Unset): Stories (`GET /v1/stories?theme=…`) holding a signal that carries the label.
     """
 
     axis: ThemeDetailAxis
@@ -54,6 +56,7 @@ class ThemeDetail:
     notability: None | ThemeDetailNotabilityType0
     notability_reasoning: str
     related_themes: list[RelatedTheme]
+    story_count: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,6 +99,8 @@ class ThemeDetail:
             related_themes_item = related_themes_item_data.to_dict()
             related_themes.append(related_themes_item)
 
+        story_count = self.story_count
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -112,6 +117,8 @@ class ThemeDetail:
                 "related_themes": related_themes,
             }
         )
+        if story_count is not UNSET:
+            field_dict["story_count"] = story_count
 
         return field_dict
 
@@ -198,6 +205,8 @@ class ThemeDetail:
 
             related_themes.append(related_themes_item)
 
+        story_count = d.pop("story_count", UNSET)
+
         theme_detail = cls(
             axis=axis,
             label=label,
@@ -209,6 +218,7 @@ class ThemeDetail:
             notability=notability,
             notability_reasoning=notability_reasoning,
             related_themes=related_themes,
+            story_count=story_count,
         )
 
         theme_detail.additional_properties = d

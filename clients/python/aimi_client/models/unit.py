@@ -10,6 +10,7 @@ from ..models.unit_role import UnitRole
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.corroboration import Corroboration
     from ..models.evidence_preview import EvidencePreview
     from ..models.verification import Verification
 
@@ -33,6 +34,8 @@ class Unit:
             none.
         verification (Verification | Unset): Present only on units a human reviewer approved.
         evidence_preview (EvidencePreview | Unset): Where in the source the unit comes from.
+        corroboration (Corroboration | Unset): Who else states the same fact, counted by independent source (issue 31,
+            additive).
     """
 
     id: str
@@ -42,6 +45,7 @@ class Unit:
     entities: list[str] | Unset = UNSET
     verification: Verification | Unset = UNSET
     evidence_preview: EvidencePreview | Unset = UNSET
+    corroboration: Corroboration | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +69,10 @@ class Unit:
         if not isinstance(self.evidence_preview, Unset):
             evidence_preview = self.evidence_preview.to_dict()
 
+        corroboration: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.corroboration, Unset):
+            corroboration = self.corroboration.to_dict()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -82,11 +90,14 @@ class Unit:
             field_dict["verification"] = verification
         if evidence_preview is not UNSET:
             field_dict["evidence_preview"] = evidence_preview
+        if corroboration is not UNSET:
+            field_dict["corroboration"] = corroboration
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.corroboration import Corroboration  # noqa: PLC0415
         from ..models.evidence_preview import EvidencePreview  # noqa: PLC0415
         from ..models.verification import Verification  # noqa: PLC0415
 
@@ -115,6 +126,13 @@ class Unit:
         else:
             evidence_preview = EvidencePreview.from_dict(_evidence_preview)
 
+        _corroboration = d.pop("corroboration", UNSET)
+        corroboration: Corroboration | Unset
+        if isinstance(_corroboration, Unset):
+            corroboration = UNSET
+        else:
+            corroboration = Corroboration.from_dict(_corroboration)
+
         unit = cls(
             id=id,
             role=role,
@@ -123,6 +141,7 @@ class Unit:
             entities=entities,
             verification=verification,
             evidence_preview=evidence_preview,
+            corroboration=corroboration,
         )
 
         unit.additional_properties = d

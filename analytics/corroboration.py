@@ -1,0 +1,289 @@
+"""Corroboration (docs/design.md §7, issue 31): for each claim unit, the claims of other voices
+that state the same fact, counted by independent source, and the claims that contradict it.
+
+Two claim units of different voices (``analytics.stories.voice_key``: author, else domain) and
+different copy groups (``analytics.copies``: a reprint restates, it does not corroborate) are
+*linked* when
+
+1. they name the same entities: the same non-empty set of unit-level entity mentions;
+2. they were published at most ``window_days`` apart;
+3. their MiniLM vectors (the build's unit vectors) have cosine at least ``similarity``;
+4. their numbers agree: one claim's standalone numbers are all among the other's ("49 %" and
+   "a record" agree, "405B" and "8B" do not).
+
+A linked pair *contests* when the verifier's reversal cues (``analytics.polarity``) find one
+claim reversing the other — a negation the other lacks, or the opposite of one of its words —
+and *corroborates* otherwise. The cues are read from the shorter claim, and from the longer one
+only when it adds at most three words (a denial: "has not"): a longer claim's extra clauses
+carry negations of their own ("failing to see that shoes are not fruit") that reverse nothing
+the shorter one says.
+
+Scaling: pairs are only formed inside a block (one entity set, one ``window_days`` bucket and
+its neighbours), never over all units; the thresholds were chosen on AINews 2024 and judged on
+both years in docs/quality.md ("Corroboration").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analytics.copies import copy_of
+from analytics.embedding import EMBEDDING_DIM, FloatMatrix
+from analytics.polarity import OPPOSITES, reversal_cues, words
+from analytics.render import served_signals
+from analytics.schema import CLAIM_LINKS
+from analytics.stories import voice_key
+
+# The unit roles that state something a reader could check elsewhere: arguments are reasoning
+# steps and are left out.
+CLAIM_ROLES = ("thesis", "synopsis", "claim")
+CORROBORATES = "corroborates"
+CONTESTS = "contests"
+# claims listed per unit in the served object (the count covers all)
+MAX_LISTED = 5
+# candidate pairs scored per numpy batch: bounds the gathered vectors' memory
+_BATCH = 200_000
+
+# at most this many more words, and the longer claim's cues are read too (``contest_cues``)
+_DENIAL_WORDS = 3
+# A number standing on its own: not the digits of a name ("GPT-4", "V3", "o1", "FP8").
+_NUMBER = re.compile(r"(?<![\w.\-])\d+(?:[.,]\d+)*")
+
+
+@dataclass(frozen=True)
+class CorroborationParams:
+    """The method's two parameters (docs/quality.md, "Corroboration": chosen on AINews 2024)."""
+
+    # cosine of the two claims' MiniLM vectors
+    similarity: float = 0.8
+    # at most this many days between the two claims
+    window_days: int = 7
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The standalone numbers of ``text``, thousands separators removed ("1,000" → "1000")."""
+    return frozenset(
+        match.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", match) else match
+        for match in _NUMBER.findall(text)
+    )
+
+
+def numbers_agree(a: str, b: str) -> bool:
+    """Whether one text's standalone numbers are all among the other's."""
+    mine, theirs = numbers(a), numbers(b)
+    return mine <= theirs or theirs <= mine
+
+
+def contest_cues(a: str, b: str) -> list[str]:
+    """The reversal cues between two claims (``analytics.polarity.reversal_cues``), read from
+    the shorter one against the longer, and from the longer one too when it is at most
+    ``_DENIAL_WORDS`` words longer: a denial adds a word or two ("has not"), an elaboration adds
+    clauses whose negations reverse nothing ("failing to see that shoes are not fruit")."""
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    found = _unopposed(shorter, longer)
+    if len(longer.split()) - len(shorter.split()) <= _DENIAL_WORDS:
+        found += [cue for cue in _unopposed(longer, shorter) if cue not in found]
+    return found
+
+
+def _unopposed(text: str, other: str) -> list[str]:
+    mine = words(text)
+    # a word whose opposite the same claim uses as well reverses nothing ("an open model
+    # outperforming proprietary systems" against "an open model")
+    both = {w for one, two in OPPOSITES if mine & one and mine & two for w in mine & (one | two)}
+    return [cue for cue in reversal_cues(text, other) if cue not in both]
+
+
+def claim_inputs(
+    signals: pl.DataFrame,
+    units: pl.DataFrame,
+    unit_entities: pl.DataFrame,
+    unit_embeddings: pl.DataFrame,
+    as_of: datetime,
+) -> tuple[pl.DataFrame, FloatMatrix]:
+    """The claims corroboration compares and their vectors, row-aligned: the claim units
+    (``CLAIM_ROLES``) of the served signals published up to ``as_of`` that mention at least one
+    entity, with ``signal_id``, ``text``, ``published_at``, ``voice``, ``copy_of`` and
+    ``entity_key`` (the sorted entity ids, joined)."""
+    served = served_signals(signals, units).filter(pl.col("published_at") <= as_of)
+    keys = unit_entities.group_by("unit_id").agg(
+        pl.col("entity_id").unique().sort().str.join("|").alias("entity_key")
+    )
+    claims = (
+        units.filter(pl.col("role").is_in(CLAIM_ROLES))
+        .select("unit_id", "signal_id", "text")
+        .join(
+            served.select("signal_id", "published_at", voice_key().alias("voice")),
+            on="signal_id",
+        )
+        .join(keys, on="unit_id")
+        .join(unit_embeddings.select("unit_id", "vector"), on="unit_id")
+        .sort("published_at", "unit_id")
+    )
+    claims = claims.with_columns(copy_of(claims))
+    vectors = claims["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM)
+    return claims.drop("vector"), vectors
+
+
+def claim_links(
+    claims: pl.DataFrame, vectors: FloatMatrix, params: CorroborationParams | None = None
+) -> pl.DataFrame:
+    """The links between ``claims`` (``claim_inputs``), both directions (``CLAIM_LINKS``).
+
+    ``counted`` marks the links a unit's count is made of: per copy group of the other side,
+    its earliest member (a reprint of a corroborating claim is listed once, not counted twice).
+    """
+    params = params or CorroborationParams()
+    if claims.height < 2:
+        return pl.DataFrame(schema=CLAIM_LINKS)
+    bucket_days = max(params.window_days, 1)
+    rows = claims.select(
+        pl.int_range(pl.len()).alias("row"),
+        "entity_key",
+        "voice",
+        "copy_of",
+        "published_at",
+        (pl.col("published_at").dt.epoch("d") // bucket_days).alias("bucket"),
+    )
+    # each row meets the rows of its own bucket and both neighbours: every pair at most
+    # window_days apart shares a block, and no pair from farther buckets is formed
+    other = rows.with_columns(
+        pl.concat_list(pl.col("bucket") - 1, pl.col("bucket"), pl.col("bucket") + 1)
+    ).explode("bucket")
+    pairs = (
+        rows.join(other, on=["entity_key", "bucket"], suffix="_b")
+        .filter(
+            (pl.col("row") != pl.col("row_b"))
+            & (pl.col("voice") != pl.col("voice_b"))
+            & (pl.col("copy_of") != pl.col("copy_of_b"))
+            & (
+                (pl.col("published_at") - pl.col("published_at_b")).abs()
+                <= pl.duration(days=params.window_days)
+            )
+        )
+        .select("row", "row_b")
+    )
+    left = pairs["row"].to_numpy()
+    right = pairs["row_b"].to_numpy()
+    similarity = np.empty(len(left), dtype=np.float32)
+    for start in range(0, len(left), _BATCH):
+        stop = start + _BATCH
+        similarity[start:stop] = np.einsum(
+            "ij,ij->i", vectors[left[start:stop]], vectors[right[start:stop]]
+        )
+    keep = similarity >= params.similarity
+    texts = claims["text"].to_list()
+    found: list[tuple[int, int, float, list[str]]] = []
+    for a, b, score in zip(left[keep], right[keep], similarity[keep], strict=True):
+        if not numbers_agree(texts[a], texts[b]):
+            continue
+        found.append((int(a), int(b), float(score), contest_cues(texts[a], texts[b])))
+    ids = claims["unit_id"].to_list()
+    signal_ids = claims["signal_id"].to_list()
+    links = pl.DataFrame(
+        {
+            "unit_id": [ids[a] for a, _, _, _ in found],
+            "other_unit_id": [ids[b] for _, b, _, _ in found],
+            "other_signal_id": [signal_ids[b] for _, b, _, _ in found],
+            "relation": [CONTESTS if cues else CORROBORATES for _, _, _, cues in found],
+            "similarity": [score for _, _, score, _ in found],
+            "cues": [cues for _, _, _, cues in found],
+            "_b": [b for _, b, _, _ in found],
+        },
+        schema={
+            "unit_id": pl.String,
+            "other_unit_id": pl.String,
+            "other_signal_id": pl.String,
+            "relation": pl.String,
+            "similarity": pl.Float32,
+            "cues": pl.List(pl.String),
+            "_b": pl.Int64,
+        },
+    )
+    side = rows.select(
+        pl.col("row").alias("_b"),
+        pl.col("voice").alias("other_voice"),
+        pl.col("copy_of").alias("_copy"),
+        pl.col("published_at").alias("_at"),
+    )
+    links = links.join(side, on="_b", how="left")
+    first = pl.struct("_at", "other_unit_id").rank("ordinal").over("unit_id", "relation", "_copy")
+    return (
+        links.with_columns((first == 1).alias("counted"))
+        .select(CLAIM_LINKS.names())
+        .cast(CLAIM_LINKS)
+        .sort(
+            "unit_id",
+            "relation",
+            "similarity",
+            "other_unit_id",
+            descending=[False, False, True, False],
+        )
+    )
+
+
+def voice_name(voice: str) -> str:
+    """What a reader sees of a voice key: the author, else the domain."""
+    return voice.split(":", 1)[1] if ":" in voice else voice
+
+
+def corroboration_objects(
+    links: pl.DataFrame, units: pl.DataFrame, signals: pl.DataFrame
+) -> dict[str, dict[str, Any]]:
+    """Per unit with at least one link, its ``corroboration`` object as served (docs/api.md
+    §2.1): ``count`` (independent sources that state the same fact), ``sources`` (their names),
+    ``claims`` and ``contested`` (at most ``MAX_LISTED`` each, most similar first: the other
+    claim's unit and signal ids, domain, text and first evidence snippet; a contested one also
+    its ``cues``). ``units``: (``unit_id``, ``text``, ``evidence``); ``signals``:
+    (``signal_id``, ``domain``)."""
+    if links.height == 0:
+        return {}
+    other = units.select(
+        pl.col("unit_id").alias("other_unit_id"),
+        pl.col("text").alias("other_text"),
+        pl.col("evidence").list.first().alias("other_evidence"),
+    )
+    domains = signals.select(pl.col("signal_id").alias("other_signal_id"), "domain")
+    rows = (
+        links.join(other, on="other_unit_id", how="left")
+        .join(domains, on="other_signal_id", how="left")
+        .sort("unit_id", "similarity", "other_unit_id", descending=[False, True, False])
+    )
+    out: dict[str, dict[str, Any]] = {}
+    voices: dict[str, set[str]] = {}
+    for row in rows.iter_rows(named=True):
+        obj = out.setdefault(
+            row["unit_id"], {"count": 0, "sources": [], "claims": [], "contested": []}
+        )
+        heard = voices.setdefault(row["unit_id"], set())
+        item: dict[str, Any] = {
+            "unit_id": row["other_unit_id"],
+            "signal_id": row["other_signal_id"],
+            "domain": row["domain"],
+            "text": row["other_text"],
+        }
+        snippet: Mapping[str, Any] | None = row["other_evidence"]
+        if snippet is not None:
+            item["evidence"] = {"text": snippet["text"], "truncated": snippet["truncated"]}
+        if row["relation"] == CONTESTS:
+            if len(obj["contested"]) < MAX_LISTED:
+                obj["contested"].append({**item, "cues": list(row["cues"])})
+            continue
+        if not row["counted"]:
+            continue
+        if row["other_voice"] not in heard:
+            heard.add(row["other_voice"])
+            obj["sources"].append(voice_name(row["other_voice"]))
+        if len(obj["claims"]) < MAX_LISTED:
+            obj["claims"].append(item)
+    for unit_id, obj in out.items():
+        obj["count"] = len(voices[unit_id])
+        obj["sources"] = sorted(obj["sources"])
+    return out
