@@ -180,6 +180,11 @@ def environment() -> Environment:
         axis_names=AXIS_NAMES,
         alpha=ALPHA,
         min_labelled=MIN_LABELLED,
+        top_stories_rule={
+            "days": TOP_STORIES_DAYS,
+            "min_sources": TOP_STORIES_MIN_SOURCES,
+            "shown": TOP_STORIES,
+        },
     )
     return env
 
@@ -367,10 +372,6 @@ def pages(data: SiteData) -> Iterator[Page]:
             "matrix": matrix,
             "with_page": data.with_page,
             "top_stories": data.top_stories(),
-            "top_stories_rule": {
-                "days": TOP_STORIES_DAYS,
-                "min_sources": TOP_STORIES_MIN_SOURCES,
-            },
         },
     )
     yield Page("method.html", "method.html.j2", {"title": "Method"})

@@ -199,6 +199,8 @@ def test_the_overview_ranks_the_weeks_top_stories_by_independent_sources(
     section = overview.split('id="top-stories"')[1].split("</section>")[0]
     shown = [decode_segment(s) for s in re.findall(r'href="stories/([^"]+)\.html"', section)]
     assert shown == [story["story_id"] for story in ranked]
+    method = re.sub(r"\s+", " ", (site_of(demo_snapshot) / "method.html").read_text())
+    assert "in the 7 days up to the snapshot's date that at least 2 independent sources" in method
 
 
 def test_an_entity_page_shows_the_test_behind_its_labels(
