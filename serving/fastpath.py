@@ -1,6 +1,7 @@
-"""A fast path for the requests clients make most: the two pre-rendered resources fetched one
-by one (``GET /v1/entities/{name_or_id}``, ``GET /v1/signals/{signal_id}``), the signal list
-and change feed (``GET /v1/signals`` with any of its parameters but the deprecated ``q``) and
+"""A fast path for the requests clients make most: the three pre-rendered resources fetched one
+by one (``GET /v1/entities/{name_or_id}``, ``GET /v1/signals/{signal_id}``,
+``GET /v1/stories/{story_id}``), the signal list and change feed (``GET /v1/signals`` with any of
+its parameters but the deprecated ``q``), the story list (``GET /v1/stories``, any parameter) and
 plain searches (``GET /v1/search`` with ``q`` or ``similar_to`` and at most ``limit``,
 ``diversity_cap``, ``role`` and ``content_type``).
 
@@ -33,7 +34,7 @@ from serving import service
 from serving.auth import admit, api_key_of, authenticate
 from serving.cursor import MAX_CURSOR_CHARS
 from serving.errors import ApiError, error_response_of
-from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, Declined
+from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, STORY_FILTERS, Declined
 from serving.responses import MAX_LIMIT
 from serving.service import (
     MAX_NAME_OR_ID_CHARS,
@@ -46,6 +47,8 @@ from serving.store import LoadedSnapshot, SnapshotStore
 
 _ENTITY_PREFIX = "/v1/entities/"
 _SIGNAL_PREFIX = "/v1/signals/"
+_STORY_PREFIX = "/v1/stories/"
+MAX_STORY_ID_CHARS = 64  # the route's bound: a longer id is FastAPI's to refuse
 _JSON = (b"content-type", b"application/json")
 
 
@@ -117,6 +120,15 @@ QUERY_ROUTES: dict[str, QueryRoute] = {
         service.list_signals,
         blocking=False,
     ),
+    "/v1/stories": QueryRoute(
+        {
+            **{name: declared.read for name, declared in STORY_FILTERS.items()},
+            "cursor": _text(0, MAX_CURSOR_CHARS),
+            "limit": _count(MAX_LIMIT),
+        },
+        service.list_stories,
+        blocking=False,
+    ),
 }
 
 Answer = Callable[[LoadedSnapshot, str], bytes]
@@ -126,7 +138,8 @@ def route(path: str) -> tuple[Answer, str] | None:
     """The service function and argument for ``path``, or None when FastAPI should answer.
 
     Mirrors the routes' matching exactly: ``{name_or_id:path}`` is Starlette's ``.*``, which
-    stops at a newline, and ``trending`` is the trending route; ``{signal_id}`` is ``[^/]+``.
+    stops at a newline, and ``trending`` is the trending route; ``{signal_id}`` and
+    ``{story_id}`` are ``[^/]+`` (a story id at most ``MAX_STORY_ID_CHARS`` long).
     """
     if path.startswith(_ENTITY_PREFIX):
         name_or_id = path[len(_ENTITY_PREFIX) :]
@@ -141,6 +154,10 @@ def route(path: str) -> tuple[Answer, str] | None:
         signal_id = path[len(_SIGNAL_PREFIX) :]
         if signal_id and "/" not in signal_id:
             return service.get_signal, signal_id
+    elif path.startswith(_STORY_PREFIX):
+        story_id = path[len(_STORY_PREFIX) :]
+        if story_id and "/" not in story_id and len(story_id) <= MAX_STORY_ID_CHARS:
+            return service.get_story, story_id
     return None
 
 

@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -63,23 +64,24 @@ def _requests(base: str, key: str) -> dict[str, str]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/aimi-api-bench"))
-    parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+Requests = Callable[[str, str], dict[str, str]]
+Runs = dict[str, list[dict[str, float]]]
+
+
+def race(data: Path, key_name: str, requests_of: Requests, seconds: int, rounds: int) -> None:
+    """Each request kind of ``requests_of(base, key)`` against the bare app returning its very
+    body, taking turns kind by kind, round by round, on one worker and 8 connections; prints
+    the table (medians over rounds; the ratio is the median of the rounds' ratios)."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: apt-get install wrk")
-    data: Path = args.data_dir.resolve()
     _ensure_snapshot(data)
-    env, key = _bench_env(data, "bench-signals")
-    bodies = Path(tempfile.mkdtemp(prefix="aimi-signals-bench-"))
-    ours: dict[str, list[dict[str, float]]] = {}
-    bare: dict[str, list[dict[str, float]]] = {}
+    env, key = _bench_env(data, key_name)
+    bodies = Path(tempfile.mkdtemp(prefix="aimi-api-bench-bodies-"))
+    ours: Runs = {}
+    bare: Runs = {}
     load_before = os.getloadavg()
     try:
-        for round_ in range(args.rounds):
+        for round_ in range(rounds):
             port = _port()
             server = _start(
                 [str(BIN / "aimi"), "serve", "--port", str(port), "--workers", "1",
@@ -89,7 +91,7 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             try:
                 _wait(f"{base}/v1/health")
-                requests = _requests(base, key)
+                requests = requests_of(base, key)
                 for name, path in requests.items():
                     body = httpx.get(base + path, headers={"X-API-Key": key})
                     body.raise_for_status()
@@ -102,12 +104,10 @@ def main() -> None:
                     {**env, "AIMI_BENCH_PAYLOAD": str(bodies), "PYTHONPATH": str(ROOT)},
                 )  # fmt: skip
                 try:
-                    _wait(f"http://127.0.0.1:{bare_port}/bare/first_page")
+                    _wait(f"http://127.0.0.1:{bare_port}/bare/{next(iter(requests))}")
                     for name, path in requests.items():
-                        mine = _wrk(base + path, key, args.seconds, 8)
-                        yard = _wrk(
-                            f"http://127.0.0.1:{bare_port}/bare/{name}", None, args.seconds, 8
-                        )
+                        mine = _wrk(base + path, key, seconds, 8)
+                        yard = _wrk(f"http://127.0.0.1:{bare_port}/bare/{name}", None, seconds, 8)
                         ours.setdefault(name, []).append(mine)
                         bare.setdefault(name, []).append(yard)
                         print(f"round {round_ + 1} {name}: ours {mine}, bare {yard}", flush=True)
@@ -121,7 +121,7 @@ def main() -> None:
     print(
         f"\n{platform.machine()}, {os.cpu_count()} cpus, python {platform.python_version()}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; 1 worker, 8 connections, "
-        f"{args.seconds} s per run, medians of {args.rounds} rounds; load average "
+        f"{seconds} s per run, medians of {rounds} rounds; load average "
         f"{[round(x, 2) for x in load_before]} before, {[round(x, 2) for x in load_after]} "
         "after\n"
     )
@@ -140,6 +140,15 @@ def main() -> None:
             f"{med(ours[name], 'p99_ms'):.2f} | {med(bare[name], 'rps'):,.0f} | {ratio:.2f} | "
             f"{int(sum(r['non_2xx'] for r in ours[name]))} |"
         )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/aimi-api-bench"))
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    race(args.data_dir.resolve(), "bench-signals", _requests, args.seconds, args.rounds)
 
 
 if __name__ == "__main__":

@@ -40,13 +40,24 @@ from serving.static.feeds import (
 )
 from serving.static.paths import encode_segment
 from serving.static.reuse import PageKeys, SiteWriter
-from serving.static.tree import entity_json_path, signal_json_path, theme_json_path
+from serving.static.tree import (
+    entity_json_path,
+    signal_json_path,
+    story_json_path,
+    theme_json_path,
+)
 from serving.store import LoadedSnapshot
 from warehouse.snapshot import OpenedSnapshot
 
 CSS_FILE = "site.css"
 LATEST_SIGNALS = 5  # signals shown on an entity or theme page, newest first
 OVERVIEW_ROWS = 10  # rows of each trending list on the overview
+# The overview's "top stories this week" (docs/site.md): stories with a signal in the 7 days up
+# to ``as_of`` told by at least two independent sources (``GET /v1/stories?window=7d&
+# min_sources=2``), ranked by independent sources, then newest activity; the first 10.
+TOP_STORIES = 10
+TOP_STORIES_DAYS = 7
+TOP_STORIES_MIN_SOURCES = 2
 AXIS_NAMES: dict[Axis, str] = {"value_chain": "Value chain", "market_force": "Market force"}
 MODE_NOTES = {
     "rising": "share of voice up at least 1.25× on the 8 weeks before, by z-score",
@@ -66,6 +77,10 @@ def theme_page(axis: str, label: str) -> str:
 
 def signal_page(signal_id: str) -> str:
     return f"signals/{encode_segment(signal_id)}.html"
+
+
+def story_page(story_id: str) -> str:
+    return f"stories/{encode_segment(story_id)}.html"
 
 
 @dataclass(frozen=True)
@@ -154,14 +169,22 @@ def environment() -> Environment:
         entity_page=entity_page,
         theme_page=theme_page,
         signal_page=signal_page,
+        story_page=story_page,
         entity_json=entity_json_path,
         theme_json=theme_json_path,
         signal_json=signal_json_path,
+        story_json=story_json_path,
+        story_feed=story_feed_path,
         sparkline=charts.sparkline,
         share_chart=charts.share_chart,
         axis_names=AXIS_NAMES,
         alpha=ALPHA,
         min_labelled=MIN_LABELLED,
+        top_stories_rule={
+            "days": TOP_STORIES_DAYS,
+            "min_sources": TOP_STORIES_MIN_SOURCES,
+            "shown": TOP_STORIES,
+        },
     )
     return env
 
@@ -189,6 +212,22 @@ class SiteData:
         changes = pl.read_parquet(opened.table_path("signals"), columns=["signal_id", "changed_at"])
         self.changed_at: dict[str, datetime] = dict(changes.iter_rows())
         self._details: dict[str, dict[str, Any]] = {}
+        # the stories as served, newest activity first, and each signal's story: read from the
+        # snapshot's story table (a story's detail lists its signals)
+        stories = snapshot.stories
+        self.stories: list[dict[str, Any]] = [
+            orjson.loads(stories.details[story_id]) for story_id in stories.story_ids
+        ]
+        self.story_of: dict[str, dict[str, Any]] = {
+            signal["signal_id"]: {
+                "story_id": story["story_id"],
+                "title": story["title"],
+                "signal_count": story["signal_count"],
+            }
+            for story in self.stories
+            for signal in story["signals"]
+        }
+        self._row_of: dict[str, int] | None = None
 
     def _reviewed_entities(self) -> list[dict[str, Any]]:
         """The entity list's default answer, every page of it: the reviewed set."""
@@ -233,6 +272,36 @@ class SiteData:
                 service.get_signal(self.snapshot, signal_id)
             )
         return found
+
+    def card(self, signal_id: str) -> dict[str, Any]:
+        """The signal's card as the signal list serves it (with its central statement)."""
+        if self._row_of is None:
+            self._row_of = {sid: row for row, sid in enumerate(self.snapshot.signal_ids)}
+        card: dict[str, Any] = orjson.loads(self.snapshot.cards[self._row_of[signal_id]])
+        return card
+
+    def top_stories(self) -> list[dict[str, Any]]:
+        """The overview's top stories this week: ``GET /v1/stories?window=7d&min_sources=2``,
+        every page of it, ranked by independent sources, then newest activity (the API's order,
+        which the stable sort keeps among equals); the first ``TOP_STORIES``."""
+        found: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = orjson.loads(
+                service.list_stories(
+                    self.snapshot,
+                    window=f"{TOP_STORIES_DAYS}d",
+                    min_sources=TOP_STORIES_MIN_SOURCES,
+                    cursor=cursor,
+                    limit=service.MAX_LIMIT,
+                )
+            )
+            found.extend(page["stories"])
+            cursor = page["next_cursor"]
+            if not page["has_more"]:
+                break
+        found.sort(key=lambda story: -story["independent_sources"])
+        return found[:TOP_STORIES]
 
     def weekly_volume(self) -> list[int]:
         """Served signals per week of the 12-week window, oldest first."""
@@ -302,6 +371,7 @@ def pages(data: SiteData) -> Iterator[Page]:
             ),
             "matrix": matrix,
             "with_page": data.with_page,
+            "top_stories": data.top_stories(),
         },
     )
     yield Page("method.html", "method.html.j2", {"title": "Method"})
@@ -353,7 +423,25 @@ def pages(data: SiteData) -> Iterator[Page]:
         yield Page(
             signal_page(signal_id),
             "signal.html.j2",
-            {"title": detail["title"], "signal": detail, "with_page": data.with_page},
+            {
+                "title": detail["title"],
+                "signal": detail,
+                "with_page": data.with_page,
+                "story": data.story_of.get(signal_id),
+            },
+        )
+    for story in data.stories:
+        story_id = story["story_id"]
+        yield Page(
+            story_page(story_id),
+            "story.html.j2",
+            {
+                "title": story["title"],
+                "story": story,
+                "cards": [data.card(signal["signal_id"]) for signal in story["signals"]],
+                "with_page": data.with_page,
+                "feeds": [feed_link(story_feed_path(story_id), f"Story: {story['title']}")],
+            },
         )
 
 
@@ -449,9 +537,8 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
                 ),
                 data.latest_signals(theme=label, limit=FEED_ENTRIES),
             )
-    stories = snapshot.stories
-    for story_id in stories.story_ids:
-        story = orjson.loads(stories.details[story_id])
+    for story in data.stories:
+        story_id = story["story_id"]
         yield (
             Feed(
                 story_feed_path(story_id),
@@ -459,8 +546,7 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
                 f"aimi story: {story['title']}",
                 f"The signals of one story ({story['independent_sources']} independent sources), "
                 "newest first.",
-                # no story page yet: the overview, where the site starts
-                "index.html",
+                story_page(story_id),
             ),
             [data.detail(s["signal_id"]) for s in story["signals"][:FEED_ENTRIES]],
         )

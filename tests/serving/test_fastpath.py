@@ -63,7 +63,13 @@ def _same(fast: TestClient, routed: TestClient, path: str, **kwargs: Any) -> int
 def test_route_takes_only_what_the_routes_would_match() -> None:
     assert route("/v1/entities/ent:/company/acme") == (service.entity_profile, "ent:/company/acme")
     assert route("/v1/signals/sig_1") == (service.get_signal, "sig_1")
+    assert route("/v1/stories/sty_1") == (service.get_story, "sty_1")
+    assert route("/v1/stories/" + "x" * 64) == (service.get_story, "x" * 64)
     for path in (
+        "/v1/stories/",
+        "/v1/stories/a/b",
+        "/v1/stories/" + "x" * 65,  # past the route's bound: FastAPI refuses it
+        "/v1/stories",
         "/v1/entities/",
         "/v1/entities/trending",
         "/v1/entities/a\nb",
@@ -138,7 +144,9 @@ def test_rate_limit_refuses_through_the_fast_path(tmp_path: Path, corpus: Corpus
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(tail=st.text(min_size=0, max_size=40), kind=st.sampled_from(["entities", "signals"]))
+@given(
+    tail=st.text(min_size=0, max_size=70), kind=st.sampled_from(["entities", "signals", "stories"])
+)
 def test_any_path_answers_the_same(
     fast: TestClient, routed: TestClient, tail: str, kind: str
 ) -> None:
@@ -250,6 +258,48 @@ def test_signal_list_arguments_are_read_as_the_route_reads_them() -> None:
     }
     for query_string in (b"q=x", b"limit=05", b"window=7d%0A", b"published_after=20260301"):
         assert query_arguments(signals, query_string) is None, query_string
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"limit": "50"},
+        {"window": "7d", "min_sources": "2"},
+        {"theme": "regulatory & legal", "limit": "3"},
+        {"entity": "Cerebras"},
+        {"min_sources": "3", "window": "8w"},
+        {"cursor": ""},
+        # each answered by the route (an error, or a value only it reads) and the same both ways
+        {"window": "0d"},
+        {"min_sources": "0"},
+        {"min_sources": "x"},
+        {"min_sources": "02"},
+        {"cursor": "garbage"},
+        {"limit": "51"},
+        {"entity": "nobody we know"},
+        {"theme": "C&I"},
+        {"limit": "5", "sort": "changed"},
+    ],
+)
+def test_story_lists_answer_the_same(
+    fast: TestClient, routed: TestClient, params: dict[str, str]
+) -> None:
+    _same(fast, routed, "/v1/stories", params=params)
+
+
+def test_stories_and_their_pages_answer_the_same(fast: TestClient, routed: TestClient) -> None:
+    cursor: str | None = None
+    for _ in range(3):
+        params = {"limit": "20", **({"cursor": cursor} if cursor else {})}
+        assert _same(fast, routed, "/v1/stories", params=params) == 200
+        page = fast.get("/v1/stories", params=params).json()
+        for story in page["stories"]:
+            assert _same(fast, routed, f"/v1/stories/{story['story_id']}") == 200
+        cursor = page["next_cursor"]
+        assert cursor
+    for path in ("/v1/stories/sty_unknown", "/v1/stories/" + "x" * 65, "/v1/stories/a%2Fb"):
+        assert _same(fast, routed, path) >= 400, path
 
 
 @pytest.mark.parametrize("sort", ["published", "changed"])

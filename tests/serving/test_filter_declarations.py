@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from serving.fastpath import QUERY_ROUTES
-from serving.filters import ENTITY_FILTERS, SEARCH_FILTERS, SIGNAL_FILTERS, Declined, ListFilter
+from serving.filters import (
+    ENTITY_FILTERS,
+    SEARCH_FILTERS,
+    SIGNAL_FILTERS,
+    STORY_FILTERS,
+    Declined,
+    ListFilter,
+)
 from serving.mcp import create_mcp_server
 from tests.serving.conftest import make_settings
 
@@ -70,6 +77,9 @@ def test_the_fast_path_reads_the_filters_as_declared() -> None:
     signals = QUERY_ROUTES["/v1/signals"].parameters
     for name, declared in SIGNAL_FILTERS.items():
         assert signals[name] == declared.read, name
+    stories = QUERY_ROUTES["/v1/stories"].parameters
+    for name, declared in STORY_FILTERS.items():
+        assert stories[name] == declared.read, name
     assert (
         QUERY_ROUTES["/v1/search"].parameters["content_type"] == SIGNAL_FILTERS["content_type"].read
     )

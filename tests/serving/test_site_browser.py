@@ -4,13 +4,15 @@ snapshot folder on loopback under ``/site/`` (where ``aimi serve --site`` puts i
 
 Each page kind renders with no console error, no failed or external request and no serious or
 critical axe-core violation; a crawl from the overview reaches every entity and theme page with
-no broken link; a Pagefind search for a planted demo entity finds its page, also opened from a
-shared link (`search.html?q=…`).
+no broken link; a story opens from the overview's top stories and from one of its signals' pages,
+every link on it resolving; a Pagefind search for a planted demo entity finds its page, also
+opened from a shared link (`search.html?q=…`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -54,6 +56,14 @@ def planted_page(snapshot: OpenedSnapshot) -> str:
     raise AssertionError(f"no entity page for {PLANTED}")
 
 
+def top_story_page(snapshot: OpenedSnapshot) -> str:
+    """The page of the overview's first top story (its first link to a story)."""
+    overview = (snapshot.path / "site" / "index.html").read_text()
+    found = re.search(r'href="(stories/[^"]+\.html)"', overview)
+    assert found, "the overview lists no top story"
+    return found.group(1)
+
+
 def page_kinds(snapshot: OpenedSnapshot) -> dict[str, str]:
     signal = sorted((snapshot.path / "site" / "signals").glob("*.html"))[0].name
     return {
@@ -62,6 +72,7 @@ def page_kinds(snapshot: OpenedSnapshot) -> dict[str, str]:
         "entities": "entities/index.html",
         "theme": f"themes/market_force/{encode_segment('Capital & Investment')}.html",
         "signal": f"signals/{signal}",
+        "story": top_story_page(snapshot),
         "method": "method.html",
         "search": "search.html",
     }
@@ -133,6 +144,41 @@ def test_a_crawl_from_the_overview_reaches_every_entity_and_theme_page(
     pages |= {p.relative_to(site).as_posix() for p in site.glob("themes/*/*.html")}
     assert pages - reached == set()
     assert len(pages) > 100
+
+
+def test_a_story_opens_from_the_top_stories_and_from_its_signals_pages(
+    browser: object, base: str, demo_snapshot: OpenedSnapshot
+) -> None:
+    problems: list[str] = []
+    page = watched_page(browser, (base,), problems)
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    page.goto(base + "index.html")
+    top = page.locator("#top-stories ~ table a").first
+    title = top.inner_text()
+    top.click()
+    page.wait_for_load_state("load")
+    story_url = page.url
+    assert story_url == base + top_story_page(demo_snapshot)
+    assert page.locator("h1").inner_text() == title
+    # every link of the story page resolves: its signals, entities, themes, JSON and feed
+    hrefs = page.eval_on_selector_all(
+        "a[href], link[href]", "els => els.map(e => e.href)"
+    )  # absolute, as the browser resolved them
+    local = sorted({href.split("#")[0] for href in hrefs if href.startswith(base)})
+    assert any("/signals/" in href for href in local) and any(".atom" in href for href in local)
+    for href in local:
+        with urlopen(href) as response:  # noqa: S310 (loopback)
+            assert response.status == 200, href
+    # from one of its signals' pages back to the story
+    page.locator("article.signal h3 a").first.click()
+    page.wait_for_load_state("load")
+    assert "/signals/" in page.url
+    page.locator("p.story a").click()
+    page.wait_for_load_state("load")
+    assert page.url == story_url
+    assert page.locator("h1").inner_text() == title
+    page.close()
+    assert problems == [], problems
 
 
 def test_pagefind_search_finds_a_planted_entity(

@@ -184,6 +184,9 @@ def test_a_build_with_no_data_change_links_every_file_but_the_overview(builds: B
     assert same.files == sorted(site_files(builds.full.path))
     # the overview and the export's index name the snapshot and its build time
     assert same.fresh == {"index.html", "export/index.json"}
+    # story pages and their JSON are there, and so linked, not written again
+    assert any(path.startswith("stories/") for path in same.files)
+    assert any(path.startswith("json/v1/stories/") for path in same.files)
     report = same.report
     assert report.rendered_pages == 1 and report.pagefind_reused
     assert report.linked_files == len(same.files) - 2

@@ -9,9 +9,11 @@ import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape
 
+import orjson
 import polars as pl
 import pytest
 from fastapi.testclient import TestClient
@@ -23,7 +25,7 @@ from serving.static.charts import counted
 from serving.static.mount import mount_site
 from serving.static.paths import decode_segment, encode_segment
 from serving.static.site import p_text
-from tests.contract.helpers import walk
+from tests.contract.helpers import parse_time, walk
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot
@@ -37,11 +39,23 @@ def client(demo_data_dir: DataDir) -> Iterator[TestClient]:
         yield test_client
 
 
-def request_for(path: str) -> str:
-    """The API request a tree file answers, from its documented path alone (docs/site.md,
-    "The JSON tree"), independently of the code that writes the tree."""
+def request_for(path: str, site: Path) -> str:
+    """The API request a tree file answers, from its documented path (docs/site.md, "The JSON
+    tree"), independently of the code that writes the tree: a page of the story list after the
+    first is asked for with the ``next_cursor`` of the page before it (in ``site``)."""
     parts = path.removeprefix("json/v1/").removesuffix(".json").split("/")
     match parts:
+        case ["stories"]:
+            return "/v1/stories"
+        case ["stories", "pages", number] if number == "1":
+            return "/v1/stories?limit=50"
+        case ["stories", "pages", number]:
+            before = site / "json/v1/stories/pages" / f"{int(number) - 1}.json"
+            cursor = orjson.loads(before.read_bytes())["next_cursor"]
+            assert cursor, f"{before} has no next page"
+            return f"/v1/stories?limit=50&cursor={cursor}"
+        case ["stories", story_id]:
+            return f"/v1/stories/{quote(decode_segment(story_id), safe='')}"
         case ["themes"]:
             return "/v1/themes"
         case ["themes", axis]:
@@ -71,18 +85,25 @@ def test_every_file_of_the_json_tree_is_the_api_answer(
         if file.is_dir():
             continue
         path = file.relative_to(site).as_posix()
-        response = client.get(request_for(path))
+        response = client.get(request_for(path, site))
         assert response.status_code == 200, path
         assert response.content == file.read_bytes(), path
-        kinds[path.split("/")[2] if path.count("/") > 2 else "themes.json"] += 1
+        kinds[path.split("/")[2] if path.count("/") > 2 else path.split("/")[-1]] += 1
     tables = demo_snapshot.manifest.tables
     trending = 4 * 2  # each mode at the default limit and at the maximum
+    stories = tables["stories"].rows
+    pages = -(-stories // 50)  # the story list at limit 50
+    assert stories > 50 and pages > 1  # more than one page, so a cursor is followed
     assert kinds == {
         "themes.json": 1,
         "themes": 2 + 12,  # one list per axis, one file per theme
         "entities": tables["entity_profiles"].rows + trending,
         "signals": tables["signals"].rows,
+        "stories.json": 1,
+        "stories": stories + pages,
     }
+    last = orjson.loads((site / f"json/v1/stories/pages/{pages}.json").read_bytes())
+    assert not last["has_more"] and last["next_cursor"] is None
 
 
 def test_the_site_has_a_page_for_every_reviewed_entity_theme_and_signal(
@@ -101,6 +122,85 @@ def test_the_site_has_a_page_for_every_reviewed_entity_theme_and_signal(
         ).is_file()
     signals = {decode_segment(p.stem) for p in (site / "signals").glob("*.html")}
     assert len(signals) == demo_snapshot.manifest.tables["signals"].rows
+    stories = {decode_segment(p.stem) for p in (site / "stories").glob("*.html")}
+    assert stories == set(demo_snapshot.read_table("stories")["story_id"].to_list())
+
+
+def story_rows(snapshot: OpenedSnapshot) -> list[dict[str, Any]]:
+    """The snapshot's stories as served (their details), from its story table."""
+    return [orjson.loads(raw) for raw in snapshot.read_table("stories")["detail_json"].to_list()]
+
+
+def links_of(page: Path) -> list[str]:
+    return re.findall(r'<a href="([^"]+)"', page.read_text())
+
+
+def test_a_story_page_shows_its_signals_sources_entities_themes_and_feed(
+    client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    site = site_of(demo_snapshot)
+    told = max(story_rows(demo_snapshot), key=lambda s: (s["independent_sources"], s["story_id"]))
+    assert told["independent_sources"] >= 2  # the demo has a story many voices tell
+    story = client.get(f"/v1/stories/{told['story_id']}").json()
+    page = site / "stories" / f"{encode_segment(story['story_id'])}.html"
+    text = page.read_text()
+    links = links_of(page)
+    assert f"<h1>{escape(story['title'])}</h1>" in text
+    # every signal, newest first, linked to its page
+    signal_links = [link for link in links if link.startswith("../signals/")]
+    assert signal_links == [
+        f"../signals/{encode_segment(s['signal_id'])}.html" for s in story["signals"]
+    ]
+    themes = [(a, label) for a in ("value_chain", "market_force") for label in story["themes"][a]]
+    for axis, label in themes:
+        assert f"../themes/{axis}/{encode_segment(label)}.html" in links
+    reviewed = {path.stem for path in (site / "entities").glob("ent*.html")}
+    for entity in story["entities"]:
+        linked = f"../entities/{encode_segment(entity['entity_id'])}.html" in links
+        assert linked == (encode_segment(entity["entity_id"]) in reviewed), entity
+    flat = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))
+    assert f"Independent sources {story['independent_sources']} " in flat
+    assert f"First seen {story['first_seen'][:10]} " in flat
+    for domain in story["domains"]:
+        assert f"<li>{escape(domain)}</li>" in text
+    feed = f"../feeds/stories/{encode_segment(story['story_id'])}.atom"
+    assert feed in links and 'rel="alternate" type="application/atom+xml"' in text
+    for link in links:  # every link on the page resolves to a file of the site
+        if not link.startswith("http"):
+            assert (page.parent / link).resolve().is_file(), link
+
+
+def test_each_signal_page_links_to_its_story(demo_snapshot: OpenedSnapshot) -> None:
+    """Membership read from the snapshot's story table: a signal in a story links to the
+    story's page; a signal in none links to no story."""
+    site = site_of(demo_snapshot)
+    story_of = {
+        signal["signal_id"]: story["story_id"]
+        for story in story_rows(demo_snapshot)
+        for signal in story["signals"]
+    }
+    assert story_of
+    for page in (site / "signals").glob("*.html"):
+        stories = [link for link in links_of(page) if link.startswith("../stories/")]
+        expected = story_of.get(decode_segment(page.stem))
+        assert stories == ([f"../stories/{encode_segment(expected)}.html"] if expected else [])
+
+
+def test_the_overview_ranks_the_weeks_top_stories_by_independent_sources(
+    client: TestClient, demo_snapshot: OpenedSnapshot
+) -> None:
+    """The rule docs/site.md states: stories active in the 7 days up to as_of with at least
+    two independent sources, most sources first, then newest activity (then story_id), ten."""
+    week = walk(client, "/v1/stories", "stories", limit=50, window="7d", min_sources=2)
+    newest = sorted(week, key=lambda s: (-parse_time(s["last_seen"]).timestamp(), s["story_id"]))
+    ranked = sorted(newest, key=lambda s: -s["independent_sources"])[:10]
+    assert ranked, "the demo has no story two sources tell this week"
+    overview = (site_of(demo_snapshot) / "index.html").read_text()
+    section = overview.split('id="top-stories"')[1].split("</section>")[0]
+    shown = [decode_segment(s) for s in re.findall(r'href="stories/([^"]+)\.html"', section)]
+    assert shown == [story["story_id"] for story in ranked]
+    method = re.sub(r"\s+", " ", (site_of(demo_snapshot) / "method.html").read_text())
+    assert "in the 7 days up to the snapshot's date that at least 2 independent sources" in method
 
 
 def test_an_entity_page_shows_the_test_behind_its_labels(
