@@ -65,15 +65,19 @@ def runs(ids: pl.Series) -> tuple[pl.Series, IntArray]:
     return encoded.struct.field("value").alias(ids.name), lengths
 
 
-def group_codes(ids: pl.Series) -> tuple[IntArray, int]:
-    """A code per row of a null-free column, equal for equal values (numbered in order
-    of first appearance), and how many distinct values there are. The ids are hashed once per
-    run of equal ids (``runs``), so rows grouped by id cost one hash per group; rows in any
-    order are still grouped correctly."""
+def group_codes(ids: pl.Series) -> IntArray:
+    """A code per row of a null-free column, equal for equal values. Rows usually come grouped
+    by id (a pipeline writes a signal's mentions together): then each run of equal ids is one
+    group, numbered in order, which distinct 64-bit hashes of the run values prove (distinct
+    hashes are distinct values; a repeated hash, a split group or a collision, takes the exact
+    path). Otherwise the run values are hashed into codes by Arrow's ``dictionary_encode``."""
     values, lengths = runs(ids)
+    hashes = np.sort(values.hash().to_numpy())
+    if len(hashes) < 2 or bool((hashes[1:] != hashes[:-1]).all()):
+        return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     encoded = pc.dictionary_encode(values.rechunk().to_arrow())
     indices: IntArray = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    return np.repeat(indices, lengths), len(encoded.dictionary)
+    return np.repeat(indices, lengths)
 
 
 def code_bits(n: int) -> int:

@@ -72,7 +72,7 @@ def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
     bits = code_bits(keys.len())
     mask = (1 << bits) - 1
     # Distinct (signal, key) in (signal, key) order; a signal's keys are then a sorted run.
-    signal, _ = group_codes(frame[SIGNAL_ID])
+    signal = group_codes(frame[SIGNAL_ID])
     signal_key = distinct_sorted((signal << bits) | key)
     starts = heads(signal_key >> bits)
     sizes = np.diff(starts, append=len(signal_key))

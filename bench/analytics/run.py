@@ -190,49 +190,110 @@ def compare(mine: pl.DataFrame, theirs: Any, name: str) -> list[str]:
     return problems
 
 
-def _best(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, float]:
-    """Best (wall, CPU) seconds of ``repeat`` calls."""
+def _best(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, float, Any]:
+    """Best (wall, CPU) seconds of ``repeat`` calls, and the last call's result."""
     best = (float("inf"), float("inf"))
+    result = None
     for _ in range(repeat):
         started, cpu = time.perf_counter(), time.process_time()
-        fn()
+        result = fn()
         best = min(best, (time.perf_counter() - started, time.process_time() - cpu))
-    return best
+    return best[0], best[1], result
 
 
 def floor(corpus: Corpus) -> str:
     """What any implementation must at least do, timed on the same data (a Markdown table): read
     the mentions and hash-aggregate them by key (the trend metrics' group-by), and count the
     pair occurrences inside signals (co-occurrence's work: one sort of as many int64 codes).
-    The sizes are counted, not estimated."""
+    The sizes are counted, not estimated. Then the pair count alone, on the same distinct
+    (signal, key) integer codes, three ways: a self-join on signal id with a group-by in DuckDB,
+    a sparse product in scipy, and the packed codes and one sort of ``analytics.cooccurrence``."""
     import duckdb
     import numpy as np
+    import scipy.sparse as sp
+
+    from analytics.codes import code_bits, heads
+    from analytics.cooccurrence import _pair_codes
 
     mentions = corpus.mentions
-    per_signal = mentions.unique(["signal_id", "key"]).group_by("signal_id").len()["len"]
+    coded = (
+        mentions.select(
+            pl.col("signal_id").rank("dense").cast(pl.Int64).alias("s") - 1,
+            pl.col("key").rank("dense").cast(pl.Int64).alias("k") - 1,
+        )
+        .unique()
+        .sort("s", "k")
+    )
+    signal, key = coded["s"].to_numpy(), coded["k"].to_numpy()
+    per_signal = np.bincount(signal)
     occurrences = int((per_signal * (per_signal - 1) // 2).sum())
     codes = np.random.default_rng(0).integers(0, 2**40, occurrences)
     con = duckdb.connect()
     con.execute("SET threads = 1")
     con.register("mentions", mentions.to_arrow())
+    con.register("coded", coded.to_arrow())
+
+    def duckdb_pairs() -> Any:
+        return con.execute(
+            "SELECT a.k, b.k, count(*) FROM coded a JOIN coded b USING (s) "
+            "WHERE a.k <> b.k GROUP BY ALL"
+        ).fetchnumpy()
+
+    def scipy_pairs() -> Any:
+        indptr = np.concatenate(([0], np.cumsum(per_signal)))
+        m = sp.csr_matrix(
+            (np.ones(len(key), dtype=np.int32), key, indptr), shape=(len(per_signal), key.max() + 1)
+        )
+        product = (m.T.tocsr() @ m).tocoo()
+        off = product.row != product.col
+        return product.row[off], product.col[off], product.data[off]
+
+    def packed_pairs() -> Any:
+        bits = code_bits(int(key.max()) + 1)
+        starts = heads(signal)
+        pair = _pair_codes(starts, np.diff(starts, append=len(signal)), key, bits)
+        pair.sort()
+        firsts = heads(pair)
+        return pair[firsts], np.diff(firsts, append=len(pair))
+
     lines = [
         f"\n#### Floor: {mentions.height:,} mentions "
         f"({mentions.estimated_size() / 2**20:,.0f} MiB as Polars holds them), "
-        f"{occurrences:,} pair occurrences inside signals\n",
+        f"{len(signal):,} distinct (signal, key), {occurrences:,} pair occurrences inside "
+        "signals\n",
         "| operation | wall (s) | CPU (s) |",
         "|---|---:|---:|",
     ]
-    ops: list[tuple[str, Callable[[], Any]]] = [
-        ("Polars `group_by(key).len()` over the mentions", lambda: mentions.group_by("key").len()),
+    ops: list[tuple[str, Callable[[], Any], int]] = [
+        (
+            "Polars `group_by(key).len()` over the mentions",
+            lambda: mentions.group_by("key").len(),
+            3,
+        ),
         (
             "DuckDB (1 thread) `SELECT key, count(*) … GROUP BY key` over the same Arrow table",
             lambda: con.execute("SELECT key, count(*) FROM mentions GROUP BY key").fetchall(),
+            3,
         ),
-        (f"numpy sort of {occurrences:,} int64 pair codes", lambda: np.sort(codes)),
+        (f"numpy sort of {occurrences:,} int64 pair codes", lambda: np.sort(codes), 3),
+        ("pairs on integer codes: DuckDB (1 thread) self-join + GROUP BY", duckdb_pairs, 1),
+        ("pairs on integer codes: scipy sparse product MᵀM", scipy_pairs, 1),
+        ("pairs on integer codes: packed codes + one sort (ours)", packed_pairs, 3),
     ]
-    for label, fn in ops:
-        wall, cpu = _best(fn)
+    counted = {}
+    for label, fn, repeat in ops:
+        wall, cpu, counted[label] = _best(fn, repeat)
         lines.append(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+    # the three pair counts must agree: ordered pairs (both directions) and their total count
+    duck, sparse, packed = (counted[label] for label, _, _ in ops[3:])
+    totals = {
+        "DuckDB": (len(duck["count_star()"]), int(duck["count_star()"].sum())),
+        "scipy": (len(sparse[2]), int(sparse[2].sum())),
+        "packed": (2 * len(packed[0]), 2 * int(packed[1].sum())),
+    }
+    if len(set(totals.values())) != 1:
+        raise SystemExit(f"analytics benchmark: the pair counts disagree: {totals}")
+    lines.append(f"\n(the three pair counts agree: {totals['packed'][0]:,} ordered pairs)")
     return "\n".join(lines)
 
 
