@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow.compute as pc
 
 IntArray = npt.NDArray[np.int64]
 
@@ -39,6 +38,8 @@ def dense_codes(values: pl.Series) -> tuple[pl.Series, IntArray]:
     indices renumbered through that order: hashing each string once, where ``unique`` then a
     cast to ``Enum`` hashed every row twice (docs/benchmarks.md, "Analytics stage at scale")."""
     if values.dtype == pl.String:
+        import pyarrow.compute as pc  # half a second to import: only when coding
+
         encoded = pc.dictionary_encode(values.rechunk().to_arrow())
         seen = pl.Series(values.name, encoded.dictionary, dtype=pl.String)
         order = seen.arg_sort().cast(pl.Int64).to_numpy()
@@ -75,6 +76,8 @@ def group_codes(ids: pl.Series) -> IntArray:
     hashes = np.sort(values.hash().to_numpy())
     if len(hashes) < 2 or bool((hashes[1:] != hashes[:-1]).all()):
         return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(values.rechunk().to_arrow())
     indices: IntArray = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return np.repeat(indices, lengths)
