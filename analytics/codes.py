@@ -31,17 +31,29 @@ def distinct_sorted(values: IntArray) -> IntArray:
 
 def dense_codes(values: pl.Series) -> tuple[pl.Series, IntArray]:
     """The distinct values of a null-free column in Polars sort order, and each value's index
-    into them, so that integer order is value order."""
-    distinct = values.unique().sort()
+    into them, so that integer order is value order.
+
+    Strings take one hash pass (Arrow's ``dictionary_encode``: the distinct values in order of
+    appearance and an index per row), then only the few distinct values are sorted and the
+    indices renumbered through that order: hashing each string once, where ``unique`` then a
+    cast to ``Enum`` hashed every row twice (docs/benchmarks.md, "Analytics stage at scale")."""
     if values.dtype == pl.String:
-        codes = values.cast(pl.Enum(distinct)).to_physical()
-    else:
-        lookup = distinct.to_frame("value").with_row_index("code")
-        codes = (
-            values.to_frame("value")
-            .join(lookup, on="value", how="left", maintain_order="left")
-            .get_column("code")
-        )
+        import pyarrow.compute as pc  # half a second to import: only when coding
+
+        encoded = pc.dictionary_encode(values.rechunk().to_arrow())
+        seen = pl.Series(values.name, encoded.dictionary, dtype=pl.String)
+        order = seen.arg_sort().cast(pl.Int64).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order), dtype=np.int64)
+        indices = encoded.indices.to_numpy(zero_copy_only=False)
+        return seen.gather(order), rank[indices]
+    distinct = values.unique().sort()
+    lookup = distinct.to_frame("value").with_row_index("code")
+    codes = (
+        values.to_frame("value")
+        .join(lookup, on="value", how="left", maintain_order="left")
+        .get_column("code")
+    )
     return distinct, codes.cast(pl.Int64).to_numpy()
 
 
@@ -52,6 +64,23 @@ def runs(ids: pl.Series) -> tuple[pl.Series, IntArray]:
     encoded = ids.rle()
     lengths: IntArray = encoded.struct.field("len").cast(pl.Int64).to_numpy()
     return encoded.struct.field("value").alias(ids.name), lengths
+
+
+def group_codes(ids: pl.Series) -> IntArray:
+    """A code per row of a null-free column, equal for equal values. Rows usually come grouped
+    by id (a pipeline writes a signal's mentions together): then each run of equal ids is one
+    group, numbered in order, which distinct 64-bit hashes of the run values prove (distinct
+    hashes are distinct values; a repeated hash, a split group or a collision, takes the exact
+    path). Otherwise the run values are hashed into codes by Arrow's ``dictionary_encode``."""
+    values, lengths = runs(ids)
+    hashes = np.sort(values.hash().to_numpy())
+    if len(hashes) < 2 or bool((hashes[1:] != hashes[:-1]).all()):
+        return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(values.rechunk().to_arrow())
+    indices: IntArray = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.repeat(indices, lengths)
 
 
 def code_bits(n: int) -> int:

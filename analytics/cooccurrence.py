@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analytics.codes import IntArray, code_bits, dense_codes, distinct_sorted, heads, runs
+from analytics.codes import IntArray, code_bits, dense_codes, distinct_sorted, group_codes, heads
 from analytics.trends import COUNT, KEY, SIGNAL_ID
 
 # co_occurrence: the two keys of a pair (its count is ``COUNT``).
@@ -71,19 +71,9 @@ def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
     keys, key = dense_codes(frame[KEY])
     bits = code_bits(keys.len())
     mask = (1 << bits) - 1
-    # A code per distinct signal_id, found once per run of equal ids. When every signal's rows
-    # are adjacent the runs are the signals; checking that is worth a pass over the run values
-    # only when runs are clearly fewer than rows (rows in random order form ~1-row runs).
-    values, lengths = runs(frame[SIGNAL_ID])
-    run_signal = np.arange(values.len())
-    grouped = 4 * frame.height >= 5 * values.len() and values.n_unique() == values.len()
-    if not grouped:
-        members = values.to_frame().with_row_index("run").group_by(SIGNAL_ID).agg(pl.col("run"))
-        run_signal[members["run"].explode().to_numpy()] = np.repeat(
-            np.arange(members.height), members["run"].list.len().to_numpy()
-        )
     # Distinct (signal, key) in (signal, key) order; a signal's keys are then a sorted run.
-    signal_key = distinct_sorted((np.repeat(run_signal, lengths) << bits) | key)
+    signal = group_codes(frame[SIGNAL_ID])
+    signal_key = distinct_sorted((signal << bits) | key)
     starts = heads(signal_key >> bits)
     sizes = np.diff(starts, append=len(signal_key))
     signal_key &= mask
@@ -101,16 +91,15 @@ def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
     np.bitwise_and(pair, mask, out=reverse)
     reverse <<= bits
     reverse |= pair >> bits
+    del pair
     both, counts = _sort_with_counts(both, np.tile(count, 2))
-    key_a = both >> bits
-    both &= mask
-    return pl.DataFrame(
-        {
-            KEY_A: keys.gather(key_a),
-            KEY_B: keys.gather(both),
-            COUNT: pl.Series(counts, dtype=pl.Int64),
-        }
-    )
+    del count
+    # the strings are gathered one column at a time, each code array freed once used
+    key_b = keys.gather(both & mask)
+    both >>= bits
+    key_a = keys.gather(both)
+    del both
+    return pl.DataFrame({KEY_A: key_a, KEY_B: key_b, COUNT: pl.Series(counts, dtype=pl.Int64)})
 
 
 def related(co: pl.DataFrame, key: str, limit: int = 25) -> pl.DataFrame:

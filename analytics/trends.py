@@ -12,9 +12,11 @@ arithmetic never reorder on float64 rounding noise. Served floats stay plain flo
 
 Speed (bench/analytics, docs/benchmarks.md): strings are touched only at the edges. Keys become
 dense integer codes in key order (so integer order is output order; ``analytics.codes``), each
-mention is matched to its signal once per run of equal signal ids, distinct (signal, key) pairs
-are one sort of packed int64 codes, and everything per key (counts, weeks, first/last seen,
-domains) is ``bincount`` or ``ufunc.at`` over those codes.
+mention is matched to its signal once per run of equal signal ids, and distinct (key, signal)
+pairs are one sort of packed int64 codes over signals numbered in publication order, so each
+key's pairs are one run, oldest first: first, last and notable-since are positions in it, and
+everything else per key (counts, weeks, domains) is a ``bincount`` over those codes. No loop
+over keys or weeks.
 """
 
 from __future__ import annotations
@@ -182,10 +184,11 @@ def _week_frame(clock: Clock) -> pl.DataFrame:
 
 
 class _SignalTable(NamedTuple):
-    """The signals published up to ``as_of``, one row each, as integer columns."""
+    """The signals published up to ``as_of``, one row each, as integer columns, in publication
+    order (equal times in input order): row order is time order."""
 
     ids: pl.DataFrame  # (signal_id, row)
-    published: _IntArray  # physical ``published_at`` (its own time unit)
+    published: _IntArray  # physical ``published_at`` (its own time unit), non-decreasing
     week: _IntArray  # 0 (W-11) … 11 (W0), -1 outside the window
     domain: _IntArray  # a code per distinct domain in the window; -1 outside, null or absent
     domains: int  # how many distinct domains
@@ -193,7 +196,10 @@ class _SignalTable(NamedTuple):
 
 
 def _signal_table(signals: pl.DataFrame, clock: Clock) -> _SignalTable:
-    known = _known_signals(signals, clock)
+    wanted_columns = [c for c in (SIGNAL_ID, PUBLISHED_AT, DOMAIN) if c in signals.columns]
+    known = _known_signals(signals.select(wanted_columns), clock)
+    if not known[PUBLISHED_AT].is_sorted():
+        known = known.sort(PUBLISHED_AT, maintain_order=True)
     columns = known.select(
         pl.col(PUBLISHED_AT).to_physical().cast(pl.Int64).alias("published"),
         pl.when(_window_filter(clock)).then(_week_index(clock)).otherwise(-1).alias("week"),
@@ -220,8 +226,9 @@ def _signal_table(signals: pl.DataFrame, clock: Clock) -> _SignalTable:
 
 
 class _Pairs(NamedTuple):
-    """Distinct (signal, key) pairs as integer codes: ``key`` indexes ``keys`` (sorted, so code
-    order is key order) and ``row`` indexes the signal table."""
+    """Distinct (signal, key) pairs as integer codes, sorted by key, then row: ``key`` indexes
+    ``keys`` (sorted, so code order is key order) and ``row`` indexes the signal table (whose
+    row order is time order), so each key's pairs are one run, oldest signal first."""
 
     keys: pl.Series
     key: _IntArray
@@ -256,9 +263,9 @@ def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
         joined = frame.join(table.ids, on=SIGNAL_ID, how="inner")
         keys, key = dense_codes(joined[KEY])
         row = joined["row"].to_numpy()
-    bits = code_bits(keys.len())
-    code = distinct_sorted((row << bits) | key)
-    return _Pairs(keys=keys, key=code & ((1 << bits) - 1), row=code >> bits)
+    bits = code_bits(table.ids.height)
+    code = distinct_sorted((key << bits) | row)
+    return _Pairs(keys=keys, key=code >> bits, row=code & ((1 << bits) - 1))
 
 
 def _week_counts(pairs: _Pairs, table: _SignalTable) -> _IntMatrix:
@@ -405,13 +412,16 @@ def trend_metrics(
     n = pairs.keys.len()
     key, row = pairs.key, pairs.row
 
+    # Each key's pairs are one run in time order: its first, last and NOTABLE_AT-th signals
+    # are positions in the run.
     signal_count = np.bincount(key, minlength=n)
+    first = np.cumsum(signal_count) - signal_count
     published = table.published[row]
-    first_seen = np.full(n, np.iinfo(np.int64).max)
-    last_seen = np.full(n, np.iinfo(np.int64).min)
-    np.minimum.at(first_seen, key, published)
-    np.maximum.at(last_seen, key, published)
-    notable_since = _nth_earliest(key, published, signal_count, NOTABLE_AT, first_seen)
+    first_seen = published[first]
+    last_seen = published[first + signal_count - 1]
+    notable_since = first_seen.copy()
+    enough = signal_count >= NOTABLE_AT
+    notable_since[enough] = published[first[enough] + NOTABLE_AT - 1]
 
     counts = _week_counts(pairs, table)
     diversity: _IntArray = np.zeros(n, dtype=np.int64)
@@ -473,19 +483,6 @@ def trend_metrics(
 def undated_keys(entities: pl.DataFrame) -> list[str]:
     """The ids of ``entities`` (entity_id, type) whose type is in ``UNDATED_TYPES``."""
     return entities.filter(pl.col("type").is_in(list(UNDATED_TYPES)))["entity_id"].to_list()
-
-
-def _nth_earliest(
-    key: _IntArray, published: _IntArray, count: _IntArray, nth: int, fallback: _IntArray
-) -> _IntArray:
-    """Per key, the ``nth`` earliest of its ``published`` times (``fallback`` for keys with
-    fewer than ``nth``). ``key`` and ``published`` are parallel, one entry per (signal, key)."""
-    order = np.lexsort((published, key))
-    starts = np.searchsorted(key[order], np.arange(len(count)))
-    enough = count >= nth
-    nth_time = fallback.copy()
-    nth_time[enough] = published[order][starts[enough] + nth - 1]
-    return nth_time
 
 
 def is_new(clock: Clock) -> pl.Expr:

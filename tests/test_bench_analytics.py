@@ -82,3 +82,11 @@ def test_the_pandas_reference_agrees_with_the_stage(bench: ModuleType) -> None:
     mine = {part: fn() for part, fn in bench.ours(corpus).items()}
     theirs = {part: fn() for part, fn in bench.reference(corpus).items()}
     assert [p for part in bench.PARTS for p in bench.compare(mine[part], theirs[part], part)] == []
+
+
+def test_the_floor_counts_the_pairs_three_ways_alike(bench: ModuleType) -> None:
+    # DuckDB's self-join, scipy's sparse product and the packed codes count the same pairs
+    # (floor() exits nonzero when they disagree)
+    report = bench.floor(bench.generate(2_000, seed=5))
+    assert "| pairs on integer codes: DuckDB (1 thread) self-join + GROUP BY |" in report
+    assert "(the three pair counts agree:" in report
