@@ -447,6 +447,7 @@ class Arrangement:
     start_timeout: float = 300
     workers: int = 2  # uvicorn workers per replica
     gated: bool = False
+    data_dirs: dict[str, Path] = field(default_factory=dict)  # a replica's, moved elsewhere
     extra_env: dict[str, str] = field(default_factory=dict)
     s3: S3Server | None = None
     redis_port: int = 0
@@ -476,7 +477,7 @@ class Arrangement:
         return env
 
     def replica_dir(self, replica: str) -> Path:
-        return self.run_dir / f"replica-{replica}"
+        return self.data_dirs.get(replica, self.run_dir / f"replica-{replica}")
 
     def replica_base(self, replica: str) -> str:
         return f"http://127.0.0.1:{self.ports[replica]}"

@@ -40,10 +40,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ from scripts.arrangement import (  # noqa: E402
     note,
     spend_quota,
 )
+from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import (  # noqa: E402
     current_snapshot_id,
@@ -73,7 +75,7 @@ from warehouse.snapshot import (  # noqa: E402
 )
 from warehouse.snapshot_history import prune  # noqa: E402
 
-CASES = ("redis", "replica", "store", "tamper")
+CASES = ("redis", "replica", "store", "tamper", "disk", "hostile")
 QUOTA = 500
 QUOTA_SENT = 600
 TIERS = f'{{"fault": {{"per_minute": {QUOTA}, "per_month": 1000000}}}}'
@@ -124,6 +126,7 @@ class Run:
     """What every case shares: the arrangement, the credentials, the CLI output to scan."""
 
     parts: Arrangement
+    stack: ExitStack
     credentials: Credentials
     dev_key: str
     quota_keys: list[str]
@@ -144,11 +147,15 @@ class Run:
         self.loads.append(load)
         return load
 
-    def aimi(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """An ``aimi`` command on the builder, its output kept for the secrets scan."""
+    def aimi(self, *args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """An ``aimi`` command on the builder (or the data dir ``data``), its output kept for
+        the secrets scan."""
+        env = self.parts.builder_env
+        if data is not None:
+            env = {**env, "AIMI_DATA_DIR": str(data)}
         done = subprocess.run(
             [str(AIMI), *args],
-            env=self.parts.builder_env,
+            env=env,
             capture_output=True,
             text=True,
             check=False,
@@ -157,11 +164,12 @@ class Run:
         self.outputs += [done.stdout, done.stderr]
         return done
 
-    def stage_copy(self) -> str:
+    def stage_copy(self, builder: DataDir | None = None) -> str:
         """A new snapshot staged on the builder (``CURRENT`` unmoved): the current one's
         tables and files under a new id, plus ``MARKER``, a file no other snapshot has (so a
         replica fetches it from the store, where the tamper case changes it)."""
-        opened = open_current(self.builder)
+        builder = builder or self.builder
+        opened = open_current(builder)
         assert opened is not None
 
         def copy_files(folder: Path) -> dict[str, Any]:
@@ -169,12 +177,15 @@ class Run:
                 if name == MARKER:
                     continue
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
-                os.link(opened.path / name, folder / name)
+                try:
+                    os.link(opened.path / name, folder / name)
+                except OSError:
+                    shutil.copyfile(opened.path / name, folder / name)
             (folder / MARKER).write_bytes(os.urandom((1 << 20) + 1))
             return {}
 
         staged = stage_snapshot(
-            self.builder,
+            builder,
             {name: opened.read_table(name) for name in opened.manifest.tables},
             as_of=opened.manifest.as_of,
             metadata=opened.manifest.metadata,
@@ -182,10 +193,12 @@ class Run:
         )
         return staged.snapshot_id
 
-    def publish(self, snapshot_id: str) -> subprocess.CompletedProcess[str]:
+    def publish(
+        self, snapshot_id: str, data: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """The CLI's publish of a staged snapshot: verify, upload, the store's ``CURRENT``,
         then the local one."""
-        return self.aimi("snapshots", "rollback", snapshot_id)
+        return self.aimi("snapshots", "rollback", snapshot_id, data=data)
 
     def serving(self) -> dict[str, set[str | None]]:
         """The ids each replica answers from, over ten health requests (both workers)."""
@@ -419,11 +432,337 @@ def _bump_rows(store: Any, snapshot_id: str) -> None:
     store.client.put_object(Bucket=store.url.bucket, Key=key, Body=json.dumps(manifest).encode())
 
 
+class NoMount(RuntimeError):
+    """A small filesystem cannot be mounted here (not root, no tmpfs)."""
+
+
+def _mount_small(stack: ExitStack, where: Path, size: int) -> None:
+    """A tmpfs of ``size`` bytes at ``where``, unmounted when ``stack`` closes (after what was
+    entered into it later, such as a server using it)."""
+    where.mkdir(parents=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise NoMount(f"cannot mount a tmpfs ({done.stderr.strip() or done.returncode})")
+    stack.callback(subprocess.run, ["umount", "-l", str(where)], check=False)
+
+
+def _fill(where: Path, leave: int) -> Path:
+    """A file filling ``where``'s filesystem until ``leave`` bytes are free."""
+    stats = os.statvfs(where)
+    free = stats.f_bavail * stats.f_frsize
+    filler = where / "filler"
+    with filler.open("wb") as fh:
+        fh.truncate(0)
+        remaining = max(0, free - leave)
+        chunk = b"\0" * (1 << 20)
+        while remaining > 0:
+            fh.write(chunk[: min(len(chunk), remaining)])
+            remaining -= min(len(chunk), remaining)
+    return filler
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _temporary(data: Path) -> list[str]:
+    snapshots = data / "snapshots"
+    return (
+        [p.name for p in snapshots.iterdir() if p.name.startswith(".")]
+        if snapshots.is_dir()
+        else []
+    )
+
+
+def case_disk(run: Run, outcome: Outcome) -> None:
+    """The disk full twice: under replica b's data dir while it pulls a new snapshot, and under
+    a builder while it stages one (what a build's publish step writes)."""
+    parts = run.parts
+    stack = run.stack
+    served = current_snapshot_id(run.builder)
+    assert served is not None
+    size = _folder_bytes(run.builder.snapshots / served)
+    disk_b = parts.run_dir / "disk-b"
+    disk_builder = parts.run_dir / "disk-builder"
+    try:
+        # room for one snapshot and 4 MiB; the new one's MARKER (1 MiB) will not fit
+        _mount_small(stack, disk_b, size + (4 << 20))
+        _mount_small(stack, disk_builder, 2 * size + (8 << 20))
+    except NoMount as exc:
+        outcome.skipped = str(exc)
+        return
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(1)
+        note("disk: replica b moves onto a small filesystem, then it fills up")
+        parts.servers["b"].kill()
+        old = parts.replica_dir("b")
+        new_dir = disk_b / "data"
+        new_dir.mkdir()
+        shutil.copy(old / "keys.json", new_dir / "keys.json")
+        (new_dir / "snapshots").mkdir()
+        shutil.copytree(old / "snapshots" / served, new_dir / "snapshots" / served)
+        shutil.copy(old / "snapshots" / "CURRENT", new_dir / "snapshots" / "CURRENT")
+        parts.data_dirs["b"] = new_dir
+        parts.start_replica("b")
+        parts.wait_serving("b", served)
+        filler = _fill(disk_b, leave=512 << 10)
+        offset = run.log_offsets()["b"]
+        new = run.stage_copy()
+        published = run.publish(new)
+        outcome.check("the publish succeeded", published.returncode == 0)
+        parts.wait_serving("a", new, timeout=60)
+        try:
+            arrangement.wait_until(
+                "replica b to log the failed pull",
+                lambda: "No space left on device" in run.logged_since("b", offset),
+                CONVERGE_LIMIT,
+            )
+        except Failed as exc:
+            outcome.failed.append(str(exc))
+        b_ids = run.serving()["b"]
+        outcome.check("b kept serving its snapshot", b_ids == {served})
+        left_b = _temporary(new_dir)
+        outcome.check("nothing half-pulled left on b", not left_b)
+        note("disk: space returns on b")
+        filler.unlink()
+        converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+
+        note("disk: a builder on a small filesystem stages a snapshot, then it fills up")
+        builder = DataDir(disk_builder / "data")
+        builder.snapshots.mkdir(parents=True)
+        shutil.copytree(run.builder.snapshots / new, builder.snapshots / new)
+        shutil.copy(run.builder.current_pointer, builder.current_pointer)
+        filler = _fill(disk_builder, leave=size // 2)
+        error = ""
+        try:
+            run.stage_copy(builder)
+        except OSError as exc:
+            error = f"{type(exc).__name__}: {exc.strerror}"
+        outcome.check("staging on a full disk failed", "No space left" in error)
+        outcome.check("the builder's CURRENT did not move", current_snapshot_id(builder) == new)
+        left_builder = _temporary(builder.root)
+        outcome.check("no half-written snapshot left on the builder", not left_builder)
+        filler.unlink()
+        rebuilt = run.stage_copy(builder)
+        again = run.publish(rebuilt, data=builder.root)
+        outcome.check("staged and published again once space returned", again.returncode == 0)
+        rebuilt_in = run.wait_all_serve(rebuilt, CONVERGE_LIMIT)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures.append(
+        f"replica b's disk full during a pull: kept serving, nothing half-pulled, on the new "
+        f"snapshot {converged:.1f} s after space returned | the builder's disk full while "
+        f"staging: {error!r}, CURRENT unmoved, nothing half-written; staged and published again"
+        f" once space returned, every replica on it in {rebuilt_in:.1f} s"
+    )
+    # the cases after this one publish from the usual builder: it holds the last snapshot too
+    shutil.copytree(builder.snapshots / rebuilt, run.builder.snapshots / rebuilt)
+    outcome.check(
+        "the usual builder takes the snapshot back",
+        run.aimi("snapshots", "rollback", rebuilt).returncode == 0,
+    )
+
+
+SLOW_CLIENTS = 200  # slowloris connections, headers and bodies each
+INVALID_KEYS = 10_000
+
+
+def _group_usage(process: arrangement.Process) -> tuple[int, int]:
+    """RSS (bytes) and open file descriptors of a server and its workers together."""
+    pids = [process.popen.pid]
+    children = Path(f"/proc/{process.popen.pid}/task/{process.popen.pid}/children")
+    if children.is_file():
+        pids += [int(p) for p in children.read_text().split()]
+    rss = fds = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1]) * 1024
+            fds += len(os.listdir(f"/proc/{pid}/fd"))
+        except OSError:
+            continue
+    return rss, fds
+
+
+def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
+    """``SLOW_CLIENTS`` connections that send a request's headers a byte a second, never
+    finishing them (or, with ``body``, a POST's headers and then nothing of its body); how
+    many nginx cut off (closed, or answered) within ``hold`` seconds, and the longest any
+    lasted."""
+    import socket as sockets
+
+    host, port = front.removeprefix("http://").split(":")
+    opened: list[tuple[sockets.socket, float]] = []
+    for _ in range(SLOW_CLIENTS):
+        conn = sockets.create_connection((host, int(port)), timeout=5)
+        if body:
+            head = (
+                "POST /v1/admin/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+                "X-Admin-Secret: not-it\r\n\r\n"
+            )
+        else:
+            head = "GET /v1/health HTTP/1.1\r\nHost: x\r\n"
+        conn.sendall(head.encode())
+        conn.setblocking(False)
+        opened.append((conn, time.monotonic()))
+    cut: dict[int, float] = {}
+    deadline = time.monotonic() + hold
+    while time.monotonic() < deadline and len(cut) < len(opened):
+        for i, (conn, began) in enumerate(opened):
+            if i in cut:
+                continue
+            try:
+                if not body:
+                    conn.sendall(b"X")
+                conn.recv(4096)  # an answer (408) or the end of the connection
+                cut[i] = time.monotonic() - began
+            except BlockingIOError:
+                pass
+            except OSError:
+                cut[i] = time.monotonic() - began
+        time.sleep(1)
+    for conn, _ in opened:
+        conn.close()
+    return len(cut), max(cut.values(), default=0.0)
+
+
+def _raw_status(front: str, head: str) -> int:
+    """The status nginx answers to a request sent as it is (httpx refuses to send a URL
+    component over 64 KiB), with ``Host`` and the dev key's absence added; 0 when the
+    connection was closed without an answer."""
+    import socket as sockets
+
+    host, port = front.removeprefix("http://").split(":")
+    with sockets.create_connection((host, int(port)), timeout=30) as conn:
+        # refused before the whole request was read: the answer may still be there
+        with suppress(OSError):
+            conn.sendall((head + "Host: x\r\nConnection: close\r\n\r\n").encode())
+        answer = b""
+        try:
+            while b"\r\n" not in answer and (chunk := conn.recv(4096)):
+                answer += chunk
+        except OSError:
+            return 0
+    first = answer.split(b"\r\n", 1)[0].split()
+    return int(first[1]) if len(first) >= 2 and first[1].isdigit() else 0
+
+
+def case_hostile(run: Run, outcome: Outcome) -> None:
+    """Slow and oversized requests, a flood of invalid keys and admin brute force through
+    nginx, while the usual load runs: its p99 against the same load alone just before."""
+    import httpx
+
+    parts = run.parts
+    with run.load() as quiet:
+        time.sleep(8)
+    before = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
+    statuses: dict[str, Counter[int]] = {}
+    with run.load() as load:
+        outcome.load = load
+        junk = "x" * (64 << 10)
+        statuses["64 KiB header"] = Counter(
+            [_raw_status(parts.front, f"GET /v1/health HTTP/1.1\r\nX-Junk: {junk}\r\n")]
+        )
+        query = "a" * (1 << 20)
+        statuses["1 MB query string"] = Counter(
+            [_raw_status(parts.front, f"GET /v1/search?q={query} HTTP/1.1\r\n")]
+        )
+        note("hostile: slowloris on headers, then on bodies")
+        headers_cut, headers_longest = _slow_clients(parts.front, body=False, hold=40)
+        bodies_cut, bodies_longest = _slow_clients(parts.front, body=True, hold=40)
+        note(f"hostile: {INVALID_KEYS:,} distinct invalid keys")
+        invalid: Counter[int] = Counter()
+        lock = threading.Lock()
+        todo = iter(range(INVALID_KEYS))
+        began = time.monotonic()
+
+        def flood() -> None:
+            with httpx.Client(base_url=parts.front, timeout=30) as c:
+                for n in todo:
+                    code = c.get("/v1/signals", headers={"X-API-Key": f"aimi_bad_{n:08d}"})
+                    with lock:
+                        invalid[code.status_code] += 1
+
+        workers = [threading.Thread(target=flood) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=300)
+        flood_seconds = time.monotonic() - began
+        statuses["invalid keys"] = invalid
+        note("hostile: admin refresh brute force")
+        brute: Counter[int] = Counter()
+        with httpx.Client(base_url=parts.front, timeout=30) as c:
+            for n in range(200):
+                response = c.post("/v1/admin/refresh", headers={"X-Admin-Secret": f"guess-{n}"})
+                brute[response.status_code] += 1
+        statuses["admin guesses"] = brute
+    after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
+    outcome.check("a 64 KiB header is refused with 400", statuses["64 KiB header"] == {400: 1})
+    outcome.check(
+        "a 1 MB query string is refused with 414", statuses["1 MB query string"] == {414: 1}
+    )
+    outcome.check(
+        f"nginx cut off every slow header within 15 s ({headers_cut} of {SLOW_CLIENTS})",
+        headers_cut == SLOW_CLIENTS and headers_longest <= 15,
+    )
+    outcome.check(
+        f"nginx cut off every slow body within 15 s ({bodies_cut} of {SLOW_CLIENTS})",
+        bodies_cut == SLOW_CLIENTS and bodies_longest <= 15,
+    )
+    outcome.check("every invalid key got 401", invalid == {401: INVALID_KEYS})
+    # ADMIN_FAILURES_PER_MINUTE failures a minute per server process (4 here), then 429
+    allowed = 2 * ADMIN_FAILURES_PER_MINUTE * len(parts.replicas) * parts.workers
+    outcome.check(
+        "admin guesses got 401, then 429 past the limit",
+        set(brute) <= {401, 429} and brute[401] <= allowed and brute[429] >= 200 - allowed,
+    )
+    logged = "".join(p.read_text(errors="replace") for p in parts.logs())
+    outcome.check("failed admin attempts logged", "admin refresh refused" in logged)
+    outcome.check("no guess logged", "guess-" not in logged)
+    outcome.check("no failed request", not load.failures)
+    outcome.check(
+        f"p99 within 2x the same load alone ({load.p99() * 1000:.0f} ms against "
+        f"{quiet.p99() * 1000:.0f} ms)",
+        load.p99() <= 2 * quiet.p99(),
+    )
+    grew = {r: (after[r][0] - before[r][0], after[r][1] - before[r][1]) for r in parts.replicas}
+    outcome.check(
+        "each replica's RSS grew by under 100 MB and its open files by under 50",
+        all(rss < 100e6 and fds < 50 for rss, fds in grew.values()),
+    )
+    answered = "; ".join(
+        f"{what}: {', '.join(f'{n:,} x {s}' for s, n in sorted(c.items()))}"
+        for what, c in statuses.items()
+    )
+    usage = ", ".join(
+        f"{r} RSS {before[r][0] / 1e6:.0f} -> {after[r][0] / 1e6:.0f} MB, "
+        f"fds {before[r][1]} -> {after[r][1]}"
+        for r in parts.replicas
+    )
+    outcome.figures.append(
+        f"{answered} | {INVALID_KEYS:,} invalid keys in {flood_seconds:.0f} s"
+        f" | slow headers: {headers_cut} of {SLOW_CLIENTS} cut, the longest after "
+        f"{headers_longest:.0f} s; slow bodies: {bodies_cut} cut, the longest after "
+        f"{bodies_longest:.0f} s | p99 {load.p99() * 1000:.0f} ms under attack, "
+        f"{quiet.p99() * 1000:.0f} ms alone | {usage}"
+    )
+
+
 CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "redis": case_redis,
     "replica": case_replica,
     "store": case_store,
     "tamper": case_tamper,
+    "disk": case_disk,
+    "hostile": case_hostile,
 }
 
 
@@ -488,7 +827,7 @@ def fault_test(args: argparse.Namespace, work: Path) -> list[Outcome]:
         quota_keys = [parts.create_key(f"fault-{n}", "fault") for n in range(2)]
         parts.start_replicas(first)
         parts.start_nginx(first)
-        run = Run(parts, credentials, dev_key, quota_keys, api_keys=tuple(quota_keys))
+        run = Run(parts, stack, credentials, dev_key, quota_keys, api_keys=tuple(quota_keys))
         for name in args.cases:
             outcome = Outcome(name)
             began = time.monotonic()
@@ -564,9 +903,11 @@ def main(argv: list[str] | None = None) -> int:
         note(f"logs kept in {args.work}")
         return 1
     failed = [o.name for o in outcomes if o.failed]
+    skipped = [o.name for o in outcomes if o.skipped is not None]
     verdict = "ok" if not failed else f"FAILED ({', '.join(failed)})"
+    also = f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""
     sys.stdout.write(
-        f"fault-test: {verdict} | {len(outcomes)} cases | total "
+        f"fault-test: {verdict} | {len(outcomes)} cases{also} | total "
         f"{time.monotonic() - started_at:.0f} s\n"
     )
     return 1 if failed else 0
