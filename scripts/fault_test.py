@@ -19,6 +19,16 @@ entities, search and health):
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
+- ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
+  keeps serving, nothing half-pulled stays; it converges once space returns), then a builder on
+  another tmpfs filled while it stages a snapshot (a clear ``OSError``, ``CURRENT`` unmoved,
+  nothing half-written; staged and published again once space returns). Skipped, saying why,
+  where a tmpfs cannot be mounted.
+- ``hostile``: through nginx, beside the load: a 64 KiB header (400), a 1 MB query string
+  (414), 200 slowloris heads and 200 stalled bodies (cut within 15 s), 10,000 distinct invalid
+  keys (401; the replicas' RSS and open files before and after), 200 admin guesses (401, then
+  429 past the limit, logged without the guesses); the load's p99 within 2x that of the same
+  load alone.
 
 Then the secrets scan: every answer the loads got, every line the replicas, nginx, Redis and the
 CLI commands logged or printed, must hold none of the configured credentials.
