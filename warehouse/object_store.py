@@ -58,6 +58,7 @@ SNAPSHOTS = "snapshots"
 # round trip, not the bandwidth, is what costs
 TRANSFER_THREADS = 16
 PULLING_PREFIX = ".pulling-"
+PACK_SCRATCH_PREFIX = ".pack-"  # an upload's pack, beside the snapshot it packs
 PACK = "small-files.tar"
 PACK_BELOW = 1 << 20  # files smaller than this travel in the pack
 PACK_INDEX = "small-files.json"  # where each packed file lies in the pack: [offset, size]
@@ -112,6 +113,18 @@ def _store_errors(url: StoreUrl, action: str) -> Iterator[None]:
         yield
     except (BotoCoreError, ClientError, Boto3Error) as exc:
         raise ObjectStoreError(f"{url}: cannot {action}: {exc}") from exc
+
+
+@contextmanager
+def _pack_scratch(snapshots: Path) -> Iterator[str]:
+    """A temporary folder beside the snapshots for an upload's pack, removed after it. One
+    upload at a time per data dir (a file lock), which first removes the folders of uploads
+    that died (``kill -9`` in the middle of one left its pack there: the fault test)."""
+    with file_lock(snapshots.parent / ".upload.lock"):
+        for stale in snapshots.glob(PACK_SCRATCH_PREFIX + "*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix=PACK_SCRATCH_PREFIX, dir=snapshots) as scratch:
+            yield scratch
 
 
 class ObjectStore:
@@ -199,7 +212,7 @@ class ObjectStore:
 
         with (
             _store_errors(self.url, f"upload snapshot {sid}"),
-            tempfile.TemporaryDirectory(prefix=".pack-", dir=opened.path.parent) as scratch,
+            _pack_scratch(opened.path.parent) as scratch,
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
             pack = Path(scratch) / PACK
