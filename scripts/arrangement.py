@@ -347,6 +347,7 @@ class TcpGate:
         self._listener: socket.socket | None = None
         self._conns: set[socket.socket] = set()
         self._lock = threading.Lock()
+        self.delay = 0.0  # seconds before each relayed chunk: a slow link, for a wider window
 
     @property
     def endpoint(self) -> str:
@@ -391,6 +392,8 @@ class TcpGate:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         try:
             while chunk := source.recv(65536):
+                if self.delay:
+                    time.sleep(self.delay)
                 sink.sendall(chunk)
         except OSError:
             pass

@@ -85,7 +85,7 @@ from warehouse.snapshot import (  # noqa: E402
 )
 from warehouse.snapshot_history import prune  # noqa: E402
 
-CASES = ("redis", "replica", "store", "tamper", "disk", "hostile")
+CASES = ("redis", "replica", "store", "tamper", "publish-kill", "disk", "hostile")
 QUOTA = 500
 QUOTA_SENT = 600
 TIERS = f'{{"fault": {{"per_minute": {QUOTA}, "per_month": 1000000}}}}'
@@ -766,6 +766,93 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
     )
 
 
+def case_publish_kill(run: Run, outcome: Outcome) -> None:
+    """``kill -9`` of the CLI's publish (``aimi snapshots rollback`` of a staged snapshot)
+    during the store upload, then during the pointer moves, each followed by the publish run
+    again: one consistent snapshot everywhere (the store's ``CURRENT``, the builder's, every
+    replica), no temporary folder left. The link to the store is slowed (a TCP gate delaying
+    each chunk) so that the kill lands inside the step it aims at."""
+    parts = run.parts
+    store = parts.store
+    assert store is not None and parts.builder_gate is not None
+    steps: list[str] = []
+    with run.load() as load:
+        outcome.load = load
+        for aim in ("upload", "pointers"):
+            before = current_snapshot_id(run.builder)
+            new = run.stage_copy()
+            parts.builder_gate.delay = 0.05
+            publish = subprocess.Popen(
+                [str(AIMI), "snapshots", "rollback", new],
+                env=parts.builder_env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            prefix = store.url.key("snapshots", new) + "/"
+
+            def reached(
+                aim: str = aim,
+                prefix: str = prefix,
+                new: str = new,
+                publish: subprocess.Popen[str] = publish,
+            ) -> bool:
+                if publish.poll() is not None:
+                    return True
+                if aim == "upload":
+                    listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+                    return bool(listed.get("KeyCount", 0))
+                return store.manifest_bytes(new) is not None
+
+            arrangement.wait_until(f"the publish to reach its {aim}", reached, 120)
+            killed = publish.poll() is None
+            if killed:
+                publish.kill()
+            output, _ = publish.communicate()
+            run.outputs.append(output or "")
+            parts.builder_gate.delay = 0.0
+            remote, local = store.current_id(), current_snapshot_id(run.builder)
+            manifest = store.manifest_bytes(new) is not None
+            state = (
+                f"store CURRENT {'new' if remote == new else 'old'}, local "
+                f"{'new' if local == new else 'old'}, manifest "
+                f"{'stored' if manifest else 'absent'}"
+            )
+            outcome.check(
+                f"killed during the {aim}: the local pointer never ahead of the store's",
+                not (local == new and remote != new),
+            )
+            outcome.check(
+                f"killed during the {aim}: the store's pointer only on a stored manifest",
+                remote != new or manifest,
+            )
+            if remote != new:
+                outcome.check(
+                    f"killed during the {aim}: replicas kept serving their snapshot",
+                    all(ids == {before} for ids in run.serving().values()),
+                )
+            again = run.publish(new) if local != new else None
+            outcome.check(
+                f"the publish after the kill during the {aim} succeeded",
+                again is None or again.returncode == 0,
+            )
+            converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+            outcome.check(
+                f"after the {aim}: one snapshot everywhere",
+                store.current_id() == new == current_snapshot_id(run.builder),
+            )
+            left = _temporary(run.builder.root)
+            outcome.check(f"after the {aim}: no temporary folder on the builder", not left)
+            what = "killed" if killed else "finished before the kill"
+            steps.append(
+                f"{what} in the {aim} ({state}); published again, every replica on it in "
+                f"{converged:.1f} s"
+            )
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures += steps
+
+
 CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "redis": case_redis,
     "replica": case_replica,
@@ -773,6 +860,7 @@ CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "tamper": case_tamper,
     "disk": case_disk,
     "hostile": case_hostile,
+    "publish-kill": case_publish_kill,
 }
 
 
