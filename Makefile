@@ -66,7 +66,7 @@ scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate lim
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/scale_test.py
 
-fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store, a tampered snapshot, a full disk, hostile clients), then a secrets scan; a line per case (docs/deployment.md)
+fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store, a tampered snapshot, a killed publish, a full disk, hostile clients), then a secrets scan; a line per case (docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/fault_test.py

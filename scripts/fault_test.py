@@ -19,6 +19,9 @@ entities, search and health):
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
+- ``publish-kill``: the builder's publish (`aimi snapshots rollback` of a staged snapshot) killed
+  -9 during the store upload, then once the manifest is stored, each time run again: the local
+  pointer never ahead of the store's, then one snapshot everywhere, no temporary folder left.
 - ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
   keeps serving, nothing half-pulled stays; it converges once space returns), then a builder on
   another tmpfs filled while it stages a snapshot (a clear ``OSError``, ``CURRENT`` unmoved,
