@@ -55,6 +55,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack, suppress
@@ -938,6 +939,9 @@ def fault_test(args: argparse.Namespace, work: Path) -> list[Outcome]:
             except Failed as exc:
                 outcome.failed.append(str(exc).splitlines()[0])
                 note(str(exc))
+            except Exception as exc:  # a step that broke: this case fails, the next ones run
+                outcome.failed.append(f"the case stopped: {exc!r}"[:300])
+                note(traceback.format_exc())
             outcome.seconds = time.monotonic() - began
             outcome.held = run.held()
             if outcome.load is not None and outcome.load.failures:
