@@ -174,6 +174,11 @@ def test_an_upload_removes_what_an_upload_killed_midway_left(
     push_snapshot(store, opened)
     assert not [p.name for p in opened.path.parent.iterdir() if p.name.startswith(".pack-")]
     assert store.current_id() == opened.snapshot_id
+    # killed after the manifest was stored, before its pack was removed: the snapshot is
+    # whole on the store and not sent again, and the folder goes all the same
+    dead.mkdir()
+    assert push_snapshot(store, opened).files == 0
+    assert not dead.exists()
 
 
 def test_a_large_file_the_stored_snapshot_has_is_copied_in_the_store_not_sent(
