@@ -721,6 +721,10 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
                 brute[response.status_code] += 1
         statuses["admin guesses"] = brute
     after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
+    outcome.check(
+        "every replica running before and after",
+        all(before[r][0] > 0 and after[r][0] > 0 for r in parts.replicas),
+    )
     outcome.check("a 64 KiB header is refused with 400", statuses["64 KiB header"] == {400: 1})
     outcome.check(
         "a 1 MB query string is refused with 414", statuses["1 MB query string"] == {414: 1}
