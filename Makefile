@@ -13,7 +13,7 @@ FIND_LINKS := $(wildcard /opt/wheels)
 PACKAGES := analytics pipelines serving warehouse demo tests $(wildcard cli)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -65,6 +65,11 @@ scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate lim
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/scale_test.py
+
+fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store, a tampered snapshot, a killed publish, a full disk, hostile clients), then a secrets scan; a line per case (docs/deployment.md)
+	@scripts/ensure-redis
+	@scripts/ensure-nginx
+	$(BIN)/python scripts/fault_test.py
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .

@@ -16,142 +16,52 @@ publishes the new snapshot by a real `aimi build` on the builder, which uploads 
 build with AIMI_SNAPSHOT_STORE does; ``--publish copy`` writes a copy of the current snapshot
 under a new id and pushes it (seconds, for the test suite).
 
-Every process it starts is stopped on exit; all traffic stays on 127.0.0.1, bounded in count
-and time.
+The arrangement itself (starting the store, Redis, the replicas and nginx; the load) is
+scripts/arrangement.py, which the fault-injection matrix (scripts/fault_test.py) shares. Every
+process it starts is stopped on exit; all traffic stays on 127.0.0.1, bounded in count and
+time.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import httpx  # noqa: E402
-
-from tests.s3_server import S3Server, free_port, moto_server  # noqa: E402
+from scripts import arrangement  # noqa: E402
+from scripts.arrangement import (  # noqa: E402
+    Arrangement,
+    Failed,
+    Load,
+    MissingTool,
+    Process,
+    SwapWatch,
+    find_tool,
+    health_id,
+    note,
+    spend_quota,
+    started,
+)
 from warehouse.object_store import ObjectStore, push_snapshot  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
-from warehouse.snapshot import current_snapshot_id, open_current, publish_snapshot  # noqa: E402
+from warehouse.snapshot import open_current, publish_snapshot  # noqa: E402
 
-AIMI = Path(sys.executable).parent / "aimi"
-TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
+AIMI = arrangement.AIMI
 DEV_KEY = "scale-test-dev-key"
 QUOTA = 500  # the key's requests per minute
 QUOTA_SENT = 600
 CONVERGE_LIMIT = 10.0  # seconds, from the store's pointer moving to the last worker swapping
 TIERS = f'{{"scale": {{"per_minute": {QUOTA}, "per_month": 1000000}}}}'
-LOAD_URLS = (
-    "/v1/signals?limit=10",
-    "/v1/signals?sort=changed&limit=5",
-    "/v1/themes",
-    "/v1/entities?limit=5",
-    "/v1/search?q=data%20center%20funding&limit=5",
-    "/v1/health",
-)
-LOAD_CLIENTS = 4
-LOAD_RATE = 100  # requests per second, all clients together: a bounded load, not a flood
-LOAD_SECONDS_MAX = 600  # the load stops by itself, whatever happens
 REPLICAS = ("a", "b")
-
-
-def note(message: str) -> None:
-    """Progress, on stderr: stdout carries only the summary line."""
-    sys.stderr.write(f"[scale-test {time.strftime('%H:%M:%S')}] {message}\n")
-    sys.stderr.flush()
-
-
-class Failed(RuntimeError):
-    """A check did not hold, or a step could not run."""
-
-
-@dataclass
-class Process:
-    """A started process, its output in ``log``; stopped (the whole group) on exit."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-
-    def tail(self, lines: int = 15) -> str:
-        text = self.log.read_text(errors="replace").splitlines()[-lines:]
-        return "\n".join(f"    {line}" for line in text)
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-
-@contextmanager
-def started(name: str, command: list[str], log: Path, env: dict[str, str]) -> Iterator[Process]:
-    out = log.open("wb")
-    popen = subprocess.Popen(
-        command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
-    )
-    process = Process(name, popen, log)
-    try:
-        yield process
-    finally:
-        if popen.poll() is None:
-            os.killpg(popen.pid, signal.SIGTERM)
-            try:
-                popen.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(popen.pid, signal.SIGKILL)
-                popen.wait()
-        out.close()
-
-
-def wait_until(what: str, ready: Any, timeout: float, process: Process | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if process is not None and not process.alive():
-            raise Failed(f"{process.name} exited while waiting for {what}:\n{process.tail()}")
-        if time.monotonic() > deadline:
-            tail = f":\n{process.tail()}" if process is not None else ""
-            raise Failed(f"timed out after {timeout:.0f} s waiting for {what}{tail}")
-        time.sleep(0.1)
-
-
-def health_id(base: str) -> str | None:
-    try:
-        body = httpx.get(f"{base}/v1/health", timeout=5).json()
-    except (httpx.HTTPError, ValueError):
-        return None
-    snapshot = body.get("snapshot") if isinstance(body, dict) else None
-    return snapshot.get("id") if isinstance(snapshot, dict) else None
-
-
-def run(command: list[str], env: dict[str, str], what: str) -> str:
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise Failed(f"{what} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return done.stdout
-
-
-def ensure_builder(builder: Path, env: dict[str, str]) -> None:
-    """A published snapshot in ``builder``: the demo corpus, built once and reused."""
-    if current_snapshot_id(DataDir(builder)) is not None:
-        note(f"reusing the snapshot in {builder}")
-        return
-    note(f"building the demo snapshot into {builder} (once; a few minutes)")
-    local = {**env, "AIMI_DATA_DIR": str(builder)}
-    local.pop("AIMI_SNAPSHOT_STORE", None)
-    run([str(AIMI), "demo-data", "--if-absent"], local, "aimi demo-data")
-    run([str(AIMI), "build", "--demo"], local, "aimi build --demo")
 
 
 def copy_publish(builder: Path, store: ObjectStore) -> str:
@@ -177,222 +87,39 @@ def copy_publish(builder: Path, store: ObjectStore) -> str:
     return new.snapshot_id
 
 
-@dataclass
-class SwapWatch:
-    """Timestamps the lines ``serving snapshot <id>`` as they appear in the replicas' logs
-    (one per worker swap), polling every 50 ms."""
-
-    logs: dict[str, Path]
-    seen: list[tuple[float, str, str]] = field(default_factory=list)  # (when, replica, id)
-    pulls: list[tuple[str, str]] = field(default_factory=list)  # (replica, what it logged)
-    _stop: threading.Event = field(default_factory=threading.Event)
-
-    def run(self) -> None:
-        offsets = dict.fromkeys(self.logs, 0)
-        pending = dict.fromkeys(self.logs, b"")
-        while not self._stop.is_set():
-            for replica, path in self.logs.items():
-                with path.open("rb") as fh:
-                    fh.seek(offsets[replica])
-                    chunk = fh.read()
-                offsets[replica] += len(chunk)
-                lines = (pending[replica] + chunk).split(b"\n")
-                pending[replica] = lines.pop()
-                now = time.monotonic()
-                for line in lines:
-                    text = line.decode(errors="replace")
-                    if "serving snapshot " in text:
-                        sid = text.split("serving snapshot ", 1)[1].split()[0]
-                        self.seen.append((now, replica, sid))
-                    elif "pulled snapshot " in text:
-                        self.pulls.append((replica, text.split("pulled snapshot ", 1)[1]))
-            time.sleep(0.05)
-
-    def swaps(self, replica: str, snapshot_id: str) -> list[float]:
-        return [t for t, r, sid in list(self.seen) if r == replica and sid == snapshot_id]
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
-@dataclass
-class Load:
-    """``LOAD_CLIENTS`` clients through nginx with the dev key, ``LOAD_RATE`` requests a
-    second in all, until stopped (and never past ``LOAD_SECONDS_MAX``)."""
-
-    base: str
-    statuses: Counter[int] = field(default_factory=Counter)
-    upstreams: Counter[str] = field(default_factory=Counter)
-    failures: list[str] = field(default_factory=list)
-    errors: int = 0  # requests that got no response at all
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    stop: threading.Event = field(default_factory=threading.Event)
-
-    def client(self, n: int) -> None:
-        deadline = time.monotonic() + LOAD_SECONDS_MAX
-        interval = LOAD_CLIENTS / LOAD_RATE
-        with httpx.Client(base_url=self.base, headers={"X-API-Key": DEV_KEY}, timeout=30) as c:
-            i = n
-            due = time.monotonic()
-            while not self.stop.is_set() and time.monotonic() < deadline:
-                due += interval
-                time.sleep(max(0.0, due - time.monotonic()))
-                url = LOAD_URLS[i % len(LOAD_URLS)]
-                i += 1
-                try:
-                    response = c.get(url)
-                except httpx.HTTPError as exc:
-                    with self.lock:
-                        self.failures.append(f"{url}: {exc!r}")
-                        self.errors += 1
-                    continue
-                with self.lock:
-                    self.statuses[response.status_code] += 1
-                    self.upstreams[response.headers.get("X-Aimi-Upstream", "?")] += 1
-                    if response.status_code != 200:
-                        self.failures.append(f"{url}: {response.status_code} {response.text[:200]}")
-
-
-def spend_quota(base: str, key: str) -> tuple[Counter[int], Counter[str], set[str]]:
-    """``QUOTA_SENT`` requests of the quota key through nginx, eight at a time, inside one
-    UTC minute (the window the quota counts in): started early in a minute."""
-    if time.time() % 60 > 50:
-        pause = 60.5 - time.time() % 60
-        note(f"waiting {pause:.0f} s for the next minute, so the requests share one window")
-        time.sleep(pause)
-    statuses: Counter[int] = Counter()
-    admitted_by: Counter[str] = Counter()
-    windows: set[str] = set()
-    lock = threading.Lock()
-    todo = iter(range(QUOTA_SENT))
-
-    def client() -> None:
-        with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=30) as c:
-            for _ in todo:
-                response = c.get("/v1/signals", params={"limit": 1})
-                with lock:
-                    statuses[response.status_code] += 1
-                    windows.add(response.headers.get("X-RateLimit-Reset-Minute", "?"))
-                    if response.status_code == 200:
-                        admitted_by[response.headers.get("X-Aimi-Upstream", "?")] += 1
-
-    threads = [threading.Thread(target=client) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return statuses, admitted_by, windows
-
-
 def scale_test(args: argparse.Namespace, work: Path) -> str:
     started_at = time.monotonic()
-    for tool in ("nginx", "redis-server"):
-        if shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin") is None:
-            raise MissingTool(f"{tool} is not installed (scripts/ensure-{tool.split('-')[0]})")
-    nginx = shutil.which("nginx", path=os.environ.get("PATH", "") + ":/usr/sbin")
-    assert nginx is not None
+    find_tool("nginx")
+    find_tool("redis-server")
     builder = (args.builder or work / "builder").resolve()
     run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=work))
     with ExitStack() as stack:
-        s3: S3Server = stack.enter_context(moto_server(log=run_dir / "moto.log"))
-        url = f"s3://{s3.bucket}/aimi"
-        redis_port = free_port()
-        redis = stack.enter_context(
-            started(
-                "redis-server",
-                ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", ""]
-                + ["--appendonly", "no", "--dir", str(run_dir)],
-                run_dir / "redis.log",
-                dict(os.environ),
-            )
+        parts = Arrangement(
+            stack,
+            run_dir,
+            builder,
+            DEV_KEY,
+            TIERS,
+            replicas=REPLICAS,
+            start_timeout=args.start_timeout,
         )
-        base_env = {
-            **os.environ,
-            **s3.env(),
-            "AIMI_SNAPSHOT_STORE": url,
-            "AIMI_RATE_LIMIT_STORAGE": f"redis://127.0.0.1:{redis_port}/0",
-            "AIMI_RATE_LIMIT_TIERS": TIERS,
-            "AIMI_DEV_API_KEY": DEV_KEY,
-            "HF_HUB_OFFLINE": "1",
-        }
-        os.environ.update(s3.env())  # this process pushes (copy) and watches the store too
-        store = ObjectStore(url)
-        ensure_builder(builder, base_env)
-        builder_env = {**base_env, "AIMI_DATA_DIR": str(builder)}
-        run([str(AIMI), "snapshots", "push"], builder_env, "aimi snapshots push")
-        first = store.current_id()
-        assert first is not None
-        note(f"pushed {first} to {url}")
+        parts.start_store()
+        parts.start_redis()
+        store = parts.store
+        assert store is not None
+        first = parts.push_builder()
         # two keys of the same tier: a second try, if the first one's requests straddled a
         # minute on a slow machine, starts from an unspent quota
-        keys = [
-            run(
-                [str(AIMI), "keys", "create", "--name", f"scale-test-{n}", "--tier", "scale"],
-                {**base_env, "AIMI_DATA_DIR": str(run_dir / "keys")},
-                "aimi keys create",
-            ).strip()
-            for n in (1, 2)
-        ]
-
-        ports = {replica: free_port() for replica in REPLICAS}
-        servers: dict[str, Process] = {}
-        for replica in REPLICAS:
-            data = run_dir / f"replica-{replica}"
-            data.mkdir()
-            shutil.copy(run_dir / "keys" / "keys.json", data / "keys.json")
-            servers[replica] = stack.enter_context(
-                started(
-                    f"replica {replica}",
-                    [str(AIMI), "serve", "--port", str(ports[replica]), "--workers", "2"]
-                    + ["--no-access-log"],
-                    run_dir / f"replica-{replica}.log",
-                    {**base_env, "AIMI_DATA_DIR": str(data)},
-                )
-            )
-        wait_until("redis-server", lambda: redis.alive() and _redis_up(redis_port), 30, redis)
-        for replica in REPLICAS:
-            base = f"http://127.0.0.1:{ports[replica]}"
-            wait_until(
-                f"replica {replica} to serve {first}",
-                lambda base=base: health_id(base) == first,
-                args.start_timeout,
-                servers[replica],
-            )
-        note(f"both replicas serve {first} (pulled from the store)")
-
-        nginx_port = free_port()
-        prefix = run_dir / "nginx"
-        prefix.mkdir()
-        for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
-            (prefix / sub).mkdir()
-            (prefix / sub).chmod(0o777)  # nginx's workers may run as another user under root
-        upstreams = "\n".join(f"        server 127.0.0.1:{ports[r]};" for r in REPLICAS)
-        (prefix / "nginx.conf").write_text(
-            TEMPLATE.read_text()
-            .replace("@PREFIX@", str(prefix))
-            .replace("@LISTEN@", f"127.0.0.1:{nginx_port}")
-            .replace("@UPSTREAMS@", upstreams)
-        )
-        run([nginx, "-t", "-p", str(prefix), "-c", str(prefix / "nginx.conf")], {}, "nginx -t")
-        proxy = stack.enter_context(
-            started(
-                "nginx",
-                [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-g", "daemon off;"],
-                run_dir / "nginx.out",
-                dict(os.environ),
-            )
-        )
-        front = f"http://127.0.0.1:{nginx_port}"
-        wait_until("nginx", lambda: health_id(front) == first, 30, proxy)
+        keys = [parts.create_key(f"scale-test-{n}", "scale") for n in (1, 2)]
+        parts.start_replicas(first)
+        parts.start_nginx(first)
+        servers, ports, front = parts.servers, parts.ports, parts.front
 
         watch = SwapWatch({r: run_dir / f"replica-{r}.log" for r in REPLICAS})
         watcher = threading.Thread(target=watch.run, daemon=True)
         watcher.start()
-        load = Load(front)
-        clients = [threading.Thread(target=load.client, args=(n,)) for n in range(LOAD_CLIENTS)]
-        load_started = time.monotonic()
-        for thread in clients:
-            thread.start()
+        load = Load(front, DEV_KEY)
+        load.__enter__()
         try:
             time.sleep(2)
             note(f"publishing a new snapshot ({args.publish}) under load")
@@ -406,7 +133,7 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
                         "aimi build",
                         [str(AIMI), "build"],
                         run_dir / "build.log",
-                        builder_env,
+                        parts.builder_env,
                     )
                 )
                 pointer_moved, second = _watch_pointer(store, first, builder_proc)
@@ -425,11 +152,9 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
             if args.publish == "build":
                 builder_proc.popen.wait(timeout=600)  # the rest of the run, after publishing
         finally:
-            load.stop.set()
-            for thread in clients:
-                thread.join(timeout=60)
+            load.__exit__()
             watch.stop()
-        load_seconds = time.monotonic() - load_started
+        load_seconds = load.seconds
         for replica in REPLICAS:
             if replica not in converged:
                 raise Failed(
@@ -442,11 +167,11 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
             if ids != {second}:
                 raise Failed(f"replica {replica} still answers from {ids - {second}}")
 
-        quota, admitted_by, windows = spend_quota(front, keys[0])
+        quota, admitted_by, windows = spend_quota(front, keys[0], QUOTA_SENT)
         if len(windows) > 1:
             note("the quota's requests straddled a minute; again with the second key")
             time.sleep(60.2 - time.time() % 60)
-            quota, admitted_by, windows = spend_quota(front, keys[1])
+            quota, admitted_by, windows = spend_quota(front, keys[1], QUOTA_SENT)
         requests = sum(load.statuses.values()) + load.errors
         checks = {
             "no failed request": not load.failures,
@@ -483,15 +208,6 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
     return summary
 
 
-def _redis_up(port: int) -> bool:
-    import redis
-
-    try:
-        return bool(redis.Redis(port=port, socket_connect_timeout=1).ping())
-    except redis.RedisError:
-        return False
-
-
 def _watch_pointer(store: ObjectStore, first: str, build: Process) -> tuple[float, str]:
     """When the store's pointer moves away from ``first`` (a build publishing), and to what."""
     deadline = time.monotonic() + 1200
@@ -509,10 +225,6 @@ def _watch_pointer(store: ObjectStore, first: str, build: Process) -> tuple[floa
             raise Failed(f"aimi build published nothing new to the store:\n{build.tail()}")
         time.sleep(0.05)
     raise Failed("aimi build did not publish within 20 minutes")
-
-
-class MissingTool(Failed):
-    """nginx or redis-server is not installed."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -545,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         "--start-timeout", type=float, default=300, help="seconds a replica may take to start"
     )
     args = parser.parse_args(argv)
+    arrangement.TAG[0] = "scale-test"
     args.work.mkdir(parents=True, exist_ok=True)
     try:
         summary = scale_test(args, args.work)

@@ -21,6 +21,7 @@ from serving.openapi import document
 from serving.query_embedder import QueryEmbedder, load_query_model
 from serving.ratelimit import open_limiter
 from serving.routers import v1_router
+from serving.routers.admin import AdminGuard
 from serving.store import SnapshotStore
 from serving.version import API_VERSION
 from warehouse.object_store import SnapshotPuller, open_object_store
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, *, fast_path: bool = True) -> F
     app.state.keys = KeyStore(data_dir.keys_file)
     app.state.clock = time.time  # the rate-limit windows' clock; tests move it
     app.state.outage_log = ThrottledLog()  # one line per 30 s while the limiter's storage is down
+    app.state.admin_guard = AdminGuard()  # failed admin attempts, limited per minute
     # added before add_exception_handlers, so they sit inside its request-id middleware
     app.add_middleware(McpEndpoint)
     if fast_path:

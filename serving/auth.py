@@ -30,9 +30,18 @@ class ThrottledLog:
     of requests it refused since the last line: while the storage is down every keyed request
     fails the same way, and a line per request buries the rest of the log."""
 
-    def __init__(self, every: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        every: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        log: logging.Logger | None = None,
+        level: int = logging.ERROR,
+    ) -> None:
         self.every = every
         self._clock = clock
+        self._log = log or logger
+        self._level = level
         self._lock = threading.Lock()
         self._last: float | None = None
         self._quiet = 0
@@ -45,7 +54,7 @@ class ThrottledLog:
                 return
             quiet, self._quiet, self._last = self._quiet, 0, now
         more = f" ({quiet} more refused since the last line)" if quiet else ""
-        logger.error("%s: %s%s", message, detail, more)
+        self._log.log(self._level, "%s: %s%s", message, detail, more)
 
 
 API_KEY_HEADER = "X-API-Key"

@@ -622,23 +622,32 @@ _RATE_LIMIT_HEADERS = {
 
 
 def error_responses(
-    *statuses: int, example: Any = None, invalid: str | None = None
+    *statuses: int,
+    example: Any = None,
+    invalid: str | None = None,
+    too_many: str | None = None,
 ) -> dict[int | str, dict[str, Any]]:
     """``responses=`` entries documenting the error body for each status. With 429 (every
     route behind the API key), the success response and every error also document the
     ``X-RateLimit-*`` headers, and the 429 its ``Retry-After``. ``example`` is a 200 body shown
-    in the document; ``invalid`` lists the operation's 400 rules after the generic text."""
+    in the document; ``invalid`` lists the operation's 400 rules after the generic text.
+    ``too_many`` is a 429 of another kind than the key's quota (the admin endpoint's failed
+    attempts): its description, with ``Retry-After`` alone and no ``X-RateLimit-*`` headers."""
     responses: dict[int | str, dict[str, Any]] = {
         status: {"model": ErrorBody, "description": _ERROR_DESCRIPTIONS[status]}
         for status in statuses
     }
     if invalid is not None:
         responses[400]["description"] += " " + invalid
-    if 429 in statuses:
+    if too_many is not None:
+        responses[429]["description"] = too_many
+        responses[429]["headers"] = {}
+    elif 429 in statuses:
         responses[200] = {"headers": _RATE_LIMIT_HEADERS}
         for status in statuses:
             if status != 401:  # no valid key, no quota to report
                 responses[status]["headers"] = dict(_RATE_LIMIT_HEADERS)
+    if 429 in statuses:
         responses[429]["headers"]["Retry-After"] = {
             "description": "Seconds until the exceeded window resets (1–60 for the minute).",
             "schema": {"type": "integer"},

@@ -58,6 +58,8 @@ SNAPSHOTS = "snapshots"
 # round trip, not the bandwidth, is what costs
 TRANSFER_THREADS = 16
 PULLING_PREFIX = ".pulling-"
+PACK_SCRATCH_PREFIX = ".pack-"  # an upload's pack, beside the snapshot it packs
+UPLOAD_LOCK = ".upload.lock"  # in the data dir: one upload at a time
 PACK = "small-files.tar"
 PACK_BELOW = 1 << 20  # files smaller than this travel in the pack
 PACK_INDEX = "small-files.json"  # where each packed file lies in the pack: [offset, size]
@@ -112,6 +114,23 @@ def _store_errors(url: StoreUrl, action: str) -> Iterator[None]:
         yield
     except (BotoCoreError, ClientError, Boto3Error) as exc:
         raise ObjectStoreError(f"{url}: cannot {action}: {exc}") from exc
+
+
+@contextmanager
+def _pack_scratch(snapshots: Path) -> Iterator[str]:
+    """A temporary folder beside the snapshots for an upload's pack, removed after it. One
+    upload at a time per data dir (a file lock), which first removes the folders of uploads
+    that died (``kill -9`` in the middle of one left its pack there: the fault test)."""
+    with file_lock(snapshots.parent / UPLOAD_LOCK):
+        _remove_dead_packs(snapshots)
+        with tempfile.TemporaryDirectory(prefix=PACK_SCRATCH_PREFIX, dir=snapshots) as scratch:
+            yield scratch
+
+
+def _remove_dead_packs(snapshots: Path) -> None:
+    """The pack folders of uploads that died; the caller holds the upload lock."""
+    for stale in snapshots.glob(PACK_SCRATCH_PREFIX + "*"):
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 class ObjectStore:
@@ -172,6 +191,9 @@ class ObjectStore:
         sid = opened.snapshot_id
         local_manifest = (opened.path / MANIFEST).read_bytes()
         if self.manifest_bytes(sid) == local_manifest:
+            # uploaded whole before, by an upload killed before it removed its pack
+            with file_lock(opened.path.parent.parent / UPLOAD_LOCK):
+                _remove_dead_packs(opened.path.parent)
             return Transfer(sid, 0, 0, time.perf_counter() - started)
         names = _listed_files(opened.manifest)
         sizes = _sizes(opened.manifest)
@@ -199,7 +221,7 @@ class ObjectStore:
 
         with (
             _store_errors(self.url, f"upload snapshot {sid}"),
-            tempfile.TemporaryDirectory(prefix=".pack-", dir=opened.path.parent) as scratch,
+            _pack_scratch(opened.path.parent) as scratch,
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
             pack = Path(scratch) / PACK

@@ -7,6 +7,11 @@ imports Dagster, and a crash in a build cannot take the server down. The
 request waits for it. A second refresh while one runs (or while ``aimi build`` runs) is refused
 at once with 503 and ``retry_after``: the data dir's build lock decides, so two refreshes never
 write at the same time.
+
+Failed attempts (a missing or wrong secret) are counted per server process and UTC minute: past
+``ADMIN_FAILURES_PER_MINUTE``, every attempt is refused with 429 until the minute ends, before
+any secret is compared, and the failures are logged (at most a line per 30 s, with the count),
+never with what was presented.
 """
 
 from __future__ import annotations
@@ -18,15 +23,19 @@ import logging
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
 
 from anyio import to_thread
-from fastapi import APIRouter, Security
+from fastapi import APIRouter, Request, Security
 from fastapi.security import APIKeyHeader
 
+from serving.auth import ThrottledLog
 from serving.deps import SettingsDep, StoreDep
-from serving.errors import ApiError, Unauthorized, Unavailable
+from serving.errors import ApiError, RateLimited, Unauthorized, Unavailable
 from serving.models import (
     Embeddings,
     MaterializedViews,
@@ -45,6 +54,7 @@ log = logging.getLogger("aimi.serving")
 ADMIN_SECRET_HEADER = "X-Admin-Secret"
 REFRESH_TIMEOUT_SECONDS = 6 * 3600
 BUSY_RETRY_SECONDS = 30
+ADMIN_FAILURES_PER_MINUTE = 10  # per server process: a guess every 6 s, not thousands
 
 router = APIRouter(prefix="/admin", tags=["admin"])
 
@@ -62,6 +72,44 @@ def _expected_digest(settings: Settings) -> bytes | None:
     if settings.admin_secret is not None and settings.admin_secret.get_secret_value():
         return hashlib.sha256(settings.admin_secret.get_secret_value().encode()).digest()
     return None
+
+
+class AdminGuard:
+    """Failed admin attempts in the current UTC minute, for one server process: past
+    ``limit``, ``check`` refuses every attempt (429) until the minute ends. A legitimate
+    admin locked out by someone guessing waits at most that minute."""
+
+    def __init__(
+        self, limit: int = ADMIN_FAILURES_PER_MINUTE, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.limit = limit
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._minute = 0
+        self._failures = 0
+        self.log = ThrottledLog(log=log, level=logging.WARNING)
+
+    def check(self) -> None:
+        now = self._clock()
+        minute = int(now) - int(now) % 60
+        with self._lock:
+            if minute != self._minute:
+                self._minute, self._failures = minute, 0
+            if self._failures < self.limit:
+                return
+        reset = minute + 60
+        raise RateLimited(
+            f"too many failed admin attempts ({self.limit} a minute); retry after "
+            f"{max(1, reset - int(now))} s",
+            retry_after=max(1, reset - int(now)),
+            reset=reset,
+        )
+
+    def failed(self, why: Unauthorized) -> None:
+        with self._lock:
+            self._failures += 1
+        # the error names what was missing or wrong, never the value presented
+        self.log.error("admin refresh refused", why.message)
 
 
 def require_admin(settings: Settings, presented: str | None) -> None:
@@ -106,16 +154,33 @@ def _run_refresh(settings: Settings, data: DataDir) -> subprocess.CompletedProce
     "and serves it before answering. Needs `X-Admin-Secret`; an API key is not enough. While "
     "a refresh or a build runs, another is refused with 503 and `retry_after`. The clock is "
     "`AIMI_AS_OF` when set, else the one the data dir remembers from `aimi build --as-of` or "
-    "`--demo`, else now.",
-    responses=error_responses(401, 500, 503, example=example("refreshSnapshot")),
+    "`--demo`, else now. Failed attempts are limited: past "
+    f"{ADMIN_FAILURES_PER_MINUTE} a minute (per server process), every attempt is refused with "
+    "429 until the minute ends.",
+    responses=error_responses(
+        401,
+        429,
+        500,
+        503,
+        example=example("refreshSnapshot"),
+        too_many="Too many failed admin attempts (`rate_limited`): refused until the minute "
+        "ends, whatever the secret; `retry_after` and `Retry-After` say how long.",
+    ),
     operation_id="refreshSnapshot",
 )
 async def refresh(
+    request: Request,
     settings: SettingsDep,
     store: StoreDep,
     secret: Annotated[str | None, Security(_admin_secret_header)] = None,
 ) -> RefreshResult:
-    require_admin(settings, secret)
+    guard: AdminGuard = request.app.state.admin_guard
+    guard.check()
+    try:
+        require_admin(settings, secret)
+    except Unauthorized as exc:
+        guard.failed(exc)
+        raise
     done = await to_thread.run_sync(_run_refresh, settings, store.data_dir)
     if done.returncode == os.EX_TEMPFAIL:
         raise Unavailable(

@@ -21,6 +21,8 @@ from pydantic import SecretStr, ValidationError
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
 from serving.app import create_app
+from serving.errors import RateLimited, Unauthorized
+from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE, AdminGuard
 from serving.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
@@ -169,3 +171,48 @@ def test_a_malformed_hashed_secret_stops_the_server_from_starting(digest: str) -
 
 def test_an_empty_hashed_secret_is_unset() -> None:
     assert Settings(_env_file=None, admin_secret_sha256=SecretStr(" ")).admin_secret_sha256 is None
+
+
+def test_failed_attempts_are_limited_per_minute_and_logged_without_the_secret(
+    fresh_root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Brute force: past ``ADMIN_FAILURES_PER_MINUTE`` failures, every attempt gets 429 with
+    Retry-After until the minute ends, the right secret too, before any secret is compared;
+    the log names the failures and never what was presented."""
+    settings = make_settings(fresh_root).model_copy(update={"admin_secret": SecretStr(SECRET)})
+    app = create_app(settings)
+    guesses = [f"guess-{n}-of-the-secret" for n in range(ADMIN_FAILURES_PER_MINUTE)]
+    with TestClient(app) as client, caplog.at_level("WARNING", logger="aimi.serving"):
+        # a fixed clock: the minute cannot end in the middle of the test
+        guard = AdminGuard(clock=lambda: 1_800_000_000.0)
+        app.state.admin_guard = guard
+        statuses = [
+            client.post("/v1/admin/refresh", headers={"X-Admin-Secret": g}).status_code
+            for g in guesses
+        ]
+        locked = client.post("/v1/admin/refresh", headers={"X-Admin-Secret": SECRET})
+        missing = client.post("/v1/admin/refresh")
+    assert statuses == [401] * ADMIN_FAILURES_PER_MINUTE
+    assert locked.status_code == 429 and missing.status_code == 429
+    assert locked.headers["Retry-After"] == "60"  # 1_800_000_000 is a minute's first second
+    assert locked.json()["error"]["code"] == "rate_limited"
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "admin refresh refused: invalid admin secret" in logged
+    assert not any(g in logged for g in guesses) and SECRET not in logged
+
+
+def test_the_admin_guard_opens_again_with_the_next_minute() -> None:
+    now = [1_800_000_000.0]
+    guard = AdminGuard(limit=2, clock=lambda: now[0])
+    for _ in range(2):
+        guard.check()
+        guard.failed(Unauthorized("invalid admin secret"))
+    with pytest.raises(RateLimited) as refused:
+        guard.check()
+    assert refused.value.retry_after == 60
+    now[0] += 59.5
+    with pytest.raises(RateLimited) as refused:
+        guard.check()
+    assert refused.value.retry_after == 1
+    now[0] += 0.5  # the next minute
+    guard.check()

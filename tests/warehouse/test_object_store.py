@@ -162,6 +162,25 @@ def test_a_new_snapshot_replaces_the_old_and_old_ones_are_pruned(
     assert current_snapshot_id(replica) == ids[-3]
 
 
+def test_an_upload_removes_what_an_upload_killed_midway_left(
+    tmp_path: Path, store: ObjectStore
+) -> None:
+    """``kill -9`` during an upload left its pack's folder beside the snapshots (the fault
+    test, docs/deployment.md): the next upload removes it, and leaves none of its own."""
+    opened = _publish(tmp_path / "builder", 10)
+    dead = opened.path.parent / ".pack-killed"
+    dead.mkdir()
+    (dead / "small-files.tar").write_bytes(b"half a pack")
+    push_snapshot(store, opened)
+    assert not [p.name for p in opened.path.parent.iterdir() if p.name.startswith(".pack-")]
+    assert store.current_id() == opened.snapshot_id
+    # killed after the manifest was stored, before its pack was removed: the snapshot is
+    # whole on the store and not sent again, and the folder goes all the same
+    dead.mkdir()
+    assert push_snapshot(store, opened).files == 0
+    assert not dead.exists()
+
+
 def test_a_large_file_the_stored_snapshot_has_is_copied_in_the_store_not_sent(
     tmp_path: Path, s3: S3Server, store: ObjectStore
 ) -> None:

@@ -33,6 +33,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
     if response.status_code == 500:
         response_500 = ErrorBody.from_dict(response.json())
 
@@ -70,7 +75,8 @@ def sync_detailed(
     the weekly counts, embeds units not embedded yet, publishes a snapshot and serves it before
     answering. Needs `X-Admin-Secret`; an API key is not enough. While a refresh or a build runs,
     another is refused with 503 and `retry_after`. The clock is `AIMI_AS_OF` when set, else the one the
-    data dir remembers from `aimi build --as-of` or `--demo`, else now.
+    data dir remembers from `aimi build --as-of` or `--demo`, else now. Failed attempts are limited:
+    past 10 a minute (per server process), every attempt is refused with 429 until the minute ends.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -99,7 +105,8 @@ def sync(
     the weekly counts, embeds units not embedded yet, publishes a snapshot and serves it before
     answering. Needs `X-Admin-Secret`; an API key is not enough. While a refresh or a build runs,
     another is refused with 503 and `retry_after`. The clock is `AIMI_AS_OF` when set, else the one the
-    data dir remembers from `aimi build --as-of` or `--demo`, else now.
+    data dir remembers from `aimi build --as-of` or `--demo`, else now. Failed attempts are limited:
+    past 10 a minute (per server process), every attempt is refused with 429 until the minute ends.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -124,7 +131,8 @@ async def asyncio_detailed(
     the weekly counts, embeds units not embedded yet, publishes a snapshot and serves it before
     answering. Needs `X-Admin-Secret`; an API key is not enough. While a refresh or a build runs,
     another is refused with 503 and `retry_after`. The clock is `AIMI_AS_OF` when set, else the one the
-    data dir remembers from `aimi build --as-of` or `--demo`, else now.
+    data dir remembers from `aimi build --as-of` or `--demo`, else now. Failed attempts are limited:
+    past 10 a minute (per server process), every attempt is refused with 429 until the minute ends.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -151,7 +159,8 @@ async def asyncio(
     the weekly counts, embeds units not embedded yet, publishes a snapshot and serves it before
     answering. Needs `X-Admin-Secret`; an API key is not enough. While a refresh or a build runs,
     another is refused with 503 and `retry_after`. The clock is `AIMI_AS_OF` when set, else the one the
-    data dir remembers from `aimi build --as-of` or `--demo`, else now.
+    data dir remembers from `aimi build --as-of` or `--demo`, else now. Failed attempts are limited:
+    past 10 a minute (per server process), every attempt is refused with 429 until the minute ends.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

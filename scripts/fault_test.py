@@ -1,0 +1,1028 @@
+"""The fault-injection matrix (issue 34; `make fault-test`, docs/deployment.md): the scale-out
+arrangement of scripts/arrangement.py — moto's S3 server, redis-server, two `aimi serve`
+replicas behind nginx — run with credentials configured (a Redis password, S3 keys, an admin
+secret, all random per run), and one component at a time broken under a bounded load through
+nginx (4 clients, 100 requests/s with the dev key, over signals, the change feed, themes,
+entities, search and health):
+
+- ``redis``: redis-server killed -9 for 10 s and started again on the same port. Keyed
+  requests get 503 with ``Retry-After: 5``, never a 500 or a lost connection; afterwards a
+  500-per-minute quota admits exactly 500 of 600 requests again.
+- ``replica``: replica a killed -9 (its whole process group) under the load, a snapshot
+  published while it is down, a started again. nginx sends the load to b (no failed request:
+  ``proxy_next_upstream``), and a catches up with the new snapshot.
+- ``store``: the object store unreachable, first for the builder during a publish (`aimi
+  snapshots rollback` of a staged snapshot, the CLI's publish to the store: it fails with a
+  clear error, the store's and the local pointer unmoved; the retry succeeds), then for the
+  replicas during the pull of that snapshot (they keep serving the one they have and converge
+  once it returns). The store is cut by a TCP gate in front of moto (connections refused).
+- ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
+  flipped), then another with its manifest changed (a row count), the store's pointer moved to
+  each: every replica refuses it, logs why and keeps serving.
+- ``publish-kill``: the builder's publish (`aimi snapshots rollback` of a staged snapshot) killed
+  -9 during the store upload, then once the manifest is stored, each time run again: the local
+  pointer never ahead of the store's, then one snapshot everywhere, no temporary folder left.
+- ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
+  keeps serving, nothing half-pulled stays; it converges once space returns), then a builder on
+  another tmpfs filled while it stages a snapshot (a clear ``OSError``, ``CURRENT`` unmoved,
+  nothing half-written; staged and published again once space returns). Skipped, saying why,
+  where a tmpfs cannot be mounted.
+- ``hostile``: through nginx, beside the load: a 64 KiB header (400), a 1 MB query string
+  (414), 200 slowloris heads and 200 stalled bodies (cut within 15 s), 10,000 distinct invalid
+  keys (401; the replicas' RSS and open files before and after), 200 admin guesses (401, then
+  429 past the limit, logged without the guesses); the load's p99 within 2x that of the same
+  load alone.
+
+Then the secrets scan: every answer the loads got, every line the replicas, nginx, Redis and the
+CLI commands logged or printed, must hold none of the configured credentials.
+
+Each case prints one line to stdout: its verdict, requests sent, non-2xx answers by status,
+socket errors, its own checks' figures, and what the data dirs and the store hold afterwards
+(CURRENT's id, its last eight characters, and how many snapshots, with any temporary folder a
+failed step left). Exit status 0 when every case holds, 1 when one fails (the run's logs are kept
+under ``--work``), 2 when nginx or redis-server is missing. A snapshot for the builder as
+scripts/scale_test.py does (``--builder``, else the demo built once into WORK/builder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts import arrangement  # noqa: E402
+from scripts.arrangement import (  # noqa: E402
+    AIMI,
+    Arrangement,
+    Credentials,
+    Failed,
+    Load,
+    MissingTool,
+    find_tool,
+    health_id,
+    note,
+    spend_quota,
+)
+from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
+from warehouse.paths import DataDir  # noqa: E402
+from warehouse.snapshot import (  # noqa: E402
+    current_snapshot_id,
+    open_current,
+    open_snapshot,
+    stage_snapshot,
+)
+from warehouse.snapshot_history import prune  # noqa: E402
+
+CASES = ("redis", "replica", "store", "tamper", "publish-kill", "disk", "hostile")
+QUOTA = 500
+QUOTA_SENT = 600
+TIERS = f'{{"fault": {{"per_minute": {QUOTA}, "per_month": 1000000}}}}'
+REDIS_DOWN_SECONDS = 10.0
+RETRY_AFTER = "5"  # what docs/deployment.md promises while Redis is unreachable
+STORE_DOWN_SECONDS = 6.0  # how long the replicas are kept from a published snapshot
+CONVERGE_LIMIT = 30.0  # seconds from the store returning to every replica serving its snapshot
+REFUSE_LIMIT = 30.0  # seconds for every replica to refuse a tampered snapshot
+MARKER = "fault-test.bin"  # a file of each staged copy, unique to it, over the pack's 1 MiB
+
+
+@dataclass
+class Outcome:
+    """One case's verdict: the checks that failed (none: ok) and its summary's figures."""
+
+    name: str
+    load: Load | None = None
+    figures: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    seconds: float = 0.0
+    held: str = ""
+
+    def check(self, what: str, ok: bool) -> None:
+        if not ok:
+            self.failed.append(what)
+
+    def line(self) -> str:
+        if self.skipped is not None:
+            return f"fault-test {self.name}: skipped ({self.skipped})"
+        verdict = "ok" if not self.failed else f"FAILED ({'; '.join(self.failed)})"
+        parts = [f"fault-test {self.name}: {verdict}"]
+        if self.load is not None:
+            load = self.load
+            non_2xx = ", ".join(f"{n} x {s}" for s, n in load.non_2xx().items()) or "none"
+            parts.append(
+                f"{load.requests:,} requests in {load.seconds:.0f} s, non-2xx: {non_2xx}, "
+                f"{load.errors} socket errors, p99 {load.p99() * 1000:.0f} ms"
+            )
+        parts += self.figures
+        parts.append(f"after: {self.held}")
+        parts.append(f"{self.seconds:.0f} s")
+        return " | ".join(parts)
+
+
+@dataclass
+class Run:
+    """What every case shares: the arrangement, the credentials, the CLI output to scan."""
+
+    parts: Arrangement
+    stack: ExitStack
+    credentials: Credentials
+    dev_key: str
+    quota_keys: list[str]
+    api_keys: tuple[str, ...] = ()
+    outputs: list[str] = field(default_factory=list)  # every CLI command's stdout and stderr
+    loads: list[Load] = field(default_factory=list)
+
+    @property
+    def builder(self) -> DataDir:
+        return DataDir(self.parts.builder)
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every credential of the run: the configured ones, the dev key, the API keys."""
+        return (*self.credentials.values(), self.dev_key, *self.api_keys)
+
+    def load(self) -> Load:
+        load = Load(self.parts.front, self.dev_key, secrets=self.secrets())
+        self.loads.append(load)
+        return load
+
+    def aimi(self, *args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """An ``aimi`` command on the builder (or the data dir ``data``), its output kept for
+        the secrets scan."""
+        env = self.parts.builder_env
+        if data is not None:
+            env = {**env, "AIMI_DATA_DIR": str(data)}
+        done = subprocess.run(
+            [str(AIMI), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        self.outputs += [done.stdout, done.stderr]
+        return done
+
+    def stage_copy(self, builder: DataDir | None = None) -> str:
+        """A new snapshot staged on the builder (``CURRENT`` unmoved): the current one's
+        tables and files under a new id, plus ``MARKER``, a file no other snapshot has (so a
+        replica fetches it from the store, where the tamper case changes it)."""
+        builder = builder or self.builder
+        opened = open_current(builder)
+        assert opened is not None
+
+        def copy_files(folder: Path) -> dict[str, Any]:
+            for name in opened.manifest.files:
+                if name == MARKER:
+                    continue
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(opened.path / name, folder / name)
+                except OSError:
+                    shutil.copyfile(opened.path / name, folder / name)
+            (folder / MARKER).write_bytes(os.urandom((1 << 20) + 1))
+            return {}
+
+        staged = stage_snapshot(
+            builder,
+            {name: opened.read_table(name) for name in opened.manifest.tables},
+            as_of=opened.manifest.as_of,
+            metadata=opened.manifest.metadata,
+            write_files=copy_files,
+        )
+        return staged.snapshot_id
+
+    def publish(
+        self, snapshot_id: str, data: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """The CLI's publish of a staged snapshot: verify, upload, the store's ``CURRENT``,
+        then the local one."""
+        return self.aimi("snapshots", "rollback", snapshot_id, data=data)
+
+    def serving(self) -> dict[str, set[str | None]]:
+        """The ids each replica answers from, over ten health requests (both workers)."""
+        return {
+            r: {health_id(self.parts.replica_base(r)) for _ in range(10)}
+            for r in self.parts.replicas
+        }
+
+    def wait_all_serve(self, snapshot_id: str, timeout: float) -> float:
+        return arrangement.wait_until(
+            f"every replica to serve {snapshot_id}",
+            lambda: all(ids == {snapshot_id} for ids in self.serving().values()),
+            timeout,
+        )
+
+    def held(self) -> str:
+        """What the data dirs and the store hold: CURRENT (last 8 characters) and counts."""
+        store = self.parts.store
+        assert store is not None
+
+        def local(name: str, data: DataDir) -> str:
+            sid = current_snapshot_id(data) or "none"
+            folders = (
+                sorted(p.name for p in data.snapshots.iterdir()) if data.snapshots.is_dir() else []
+            )
+            temp = [f for f in folders if f.startswith(".")]
+            kept = len(folders) - len(temp)
+            extra = f", {len(temp)} temporary" if temp else ""
+            return f"{name} {_short(sid)} ({kept} snapshots{extra})"
+
+        listed = store.client.list_objects_v2(
+            Bucket=store.url.bucket, Prefix=store.url.key("snapshots") + "/", Delimiter="/"
+        )
+        on_store = len(listed.get("CommonPrefixes", []))
+        remote = store.current_id() or "none"
+        dirs = [local("builder", self.builder)]
+        dirs += [local(r, DataDir(self.parts.replica_dir(r))) for r in self.parts.replicas]
+        return ", ".join(dirs) + f"; store {_short(remote)} ({on_store} snapshots)"
+
+    def log_offsets(self) -> dict[str, int]:
+        return {r: self.parts.servers[r].log.stat().st_size for r in self.parts.replicas}
+
+    def logged_since(self, replica: str, offset: int) -> str:
+        with self.parts.servers[replica].log.open("rb") as fh:
+            fh.seek(offset)
+            return fh.read().decode(errors="replace")
+
+
+def _short(snapshot_id: str) -> str:
+    """A snapshot id's build time (``20261128T064342``): the copies the cases publish share
+    the rest of it (the as-of date and the tables' digest)."""
+    parts = snapshot_id.split("-")
+    return parts[1][:15] if len(parts) == 3 else snapshot_id
+
+
+def case_redis(run: Run, outcome: Outcome) -> None:
+    parts = run.parts
+    assert parts.redis is not None
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(2)
+        note("redis: kill -9")
+        parts.redis.kill()
+        time.sleep(REDIS_DOWN_SECONDS)
+        note("redis: started again")
+        parts.start_redis()
+        time.sleep(3)
+    statuses = set(load.statuses)
+    outcome.check("only 200 and 503 answers", statuses <= {200, 503})
+    outcome.check("keyed requests got 503 while Redis was down", load.statuses[503] > 0)
+    outcome.check("no answer without Retry-After", load.no_retry_after == 0)
+    outcome.check(
+        f"every 503 says Retry-After: {RETRY_AFTER}", set(load.retry_after) <= {RETRY_AFTER}
+    )
+    outcome.check("no socket error", load.errors == 0)
+    quota, admitted_by, windows = spend_quota(parts.front, run.quota_keys.pop(), QUOTA_SENT)
+    outcome.check(
+        f"exactly {QUOTA} of {QUOTA_SENT} admitted after Redis returned",
+        quota.get(200, 0) == QUOTA and quota.get(429, 0) == QUOTA_SENT - QUOTA,
+    )
+    outcome.check("the quota spent in one minute window", len(windows) == 1)
+    retry = "/".join(sorted(load.retry_after)) or "-"
+    outcome.figures.append(
+        f"Redis down {REDIS_DOWN_SECONDS:.0f} s: 503s with Retry-After {retry}"
+        f" | quota {QUOTA}/min after: {quota.get(200, 0)} admitted, {quota.get(429, 0)} x 429"
+        f" of {QUOTA_SENT}"
+    )
+
+
+def case_replica(run: Run, outcome: Outcome) -> None:
+    parts = run.parts
+    before = run.serving()
+    new = run.stage_copy()
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(2)
+        note("replica a: kill -9")
+        parts.servers["a"].kill()
+        killed = time.monotonic()
+        time.sleep(1)
+        published = run.publish(new)
+        outcome.check("the publish succeeded", published.returncode == 0)
+        b_took = parts.wait_serving("b", new, timeout=60)
+        time.sleep(2)
+        note("replica a: started again")
+        parts.start_replica("a")
+        restarted = time.monotonic()
+        caught_up = parts.wait_serving("a", new)
+        time.sleep(2)
+    down = restarted - killed
+    was = ", ".join(f"{r} {_short(str(min(ids)))}" for r, ids in before.items())
+    outcome.check("no failed request", not load.failures)
+    outcome.check(
+        "every replica serves the new snapshot", run.serving() == {r: {new} for r in parts.replicas}
+    )
+    outcome.figures.append(
+        f"a down {down:.0f} s, b on the new snapshot {b_took:.1f} s after the publish, "
+        f"a serving it {caught_up:.1f} s after its restart (before: {was})"
+    )
+
+
+def case_store(run: Run, outcome: Outcome) -> None:
+    parts = run.parts
+    store = parts.store
+    assert store is not None and parts.builder_gate is not None and parts.replica_gate is not None
+    old_remote = store.current_id()
+    old_local = current_snapshot_id(run.builder)
+    new = run.stage_copy()
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(1)
+        note("store: unreachable for the builder; publishing")
+        parts.builder_gate.close()
+        began = time.monotonic()
+        failed = run.publish(new)
+        fail_seconds = time.monotonic() - began
+        parts.builder_gate.open()
+        error = failed.stderr.strip().splitlines()[-1] if failed.stderr.strip() else ""
+        outcome.check("the publish failed", failed.returncode != 0)
+        outcome.check("its error says it was not published", "not rolled back" in error)
+        outcome.check("the store's pointer did not move", store.current_id() == old_remote)
+        outcome.check(
+            "the local pointer did not move", current_snapshot_id(run.builder) == old_local
+        )
+        note("store: unreachable for the replicas; publishing again")
+        parts.replica_gate.close()
+        retried = run.publish(new)
+        outcome.check("the retry succeeded", retried.returncode == 0)
+        outcome.check("the store names the new snapshot", store.current_id() == new)
+        time.sleep(STORE_DOWN_SECONDS)
+        kept = run.serving()
+        outcome.check(
+            "the replicas kept serving their snapshot while cut off",
+            all(ids == {old_local} for ids in kept.values()),
+        )
+        note("store: reachable again")
+        parts.replica_gate.open()
+        converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures.append(
+        f"publish refused in {fail_seconds:.1f} s ({error[:160]!r}), retried ok; replicas cut off"
+        f" {STORE_DOWN_SECONDS:.0f} s kept serving, converged {converged:.1f} s after the store"
+        " returned"
+    )
+
+
+def case_tamper(run: Run, outcome: Outcome) -> None:
+    parts = run.parts
+    store = parts.store
+    assert store is not None
+    served = current_snapshot_id(run.builder)
+    refused: list[str] = []
+    with run.load() as load:
+        outcome.load = load
+        for kind, tamper in (("file", _flip_marker), ("manifest", _bump_rows)):
+            sid = run.stage_copy()
+            store.upload(open_snapshot(run.builder.snapshots / sid))
+            tamper(store, sid)
+            offsets = run.log_offsets()
+            note(f"tamper: the store names {sid} with its {kind} changed")
+            store.set_current(sid)
+            began = time.monotonic()
+            line = f"refused snapshot {sid}"
+            try:
+                arrangement.wait_until(
+                    f"every replica to refuse the tampered {kind}",
+                    lambda offsets=offsets, line=line: all(
+                        line in run.logged_since(r, o) for r, o in offsets.items()
+                    ),
+                    REFUSE_LIMIT,
+                )
+            except Failed as exc:
+                outcome.failed.append(str(exc))
+            took = time.monotonic() - began
+            serving = run.serving()
+            outcome.check(
+                f"every replica kept serving its snapshot ({kind})",
+                all(ids == {served} for ids in serving.values()),
+            )
+            reasons = {
+                run.logged_since(r, o)
+                .split(line, 1)[-1]
+                .split("\n", 1)[0]
+                .rsplit(f"{sid}: ", 1)[-1]
+                for r, o in offsets.items()
+            }
+            refused.append(
+                f"{kind} refused by every replica in {took:.1f} s ({' / '.join(reasons)})"
+            )
+            assert served is not None
+            store.set_current(served)  # the operator puts the pointer back
+            shutil.rmtree(run.builder.snapshots / sid, ignore_errors=True)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures += refused
+
+
+def _flip_marker(store: Any, snapshot_id: str) -> None:
+    key = store.url.key("snapshots", snapshot_id, MARKER)
+    body = bytearray(store.client.get_object(Bucket=store.url.bucket, Key=key)["Body"].read())
+    body[len(body) // 2] ^= 0xFF
+    store.client.put_object(Bucket=store.url.bucket, Key=key, Body=bytes(body))
+
+
+def _bump_rows(store: Any, snapshot_id: str) -> None:
+    key = store.url.key("snapshots", snapshot_id, "manifest.json")
+    manifest = json.loads(store.client.get_object(Bucket=store.url.bucket, Key=key)["Body"].read())
+    table = sorted(manifest["tables"])[0]
+    manifest["tables"][table]["rows"] += 1
+    store.client.put_object(Bucket=store.url.bucket, Key=key, Body=json.dumps(manifest).encode())
+
+
+class NoMount(RuntimeError):
+    """A small filesystem cannot be mounted here (not root, no tmpfs)."""
+
+
+def _mount_small(stack: ExitStack, where: Path, size: int) -> None:
+    """A tmpfs of ``size`` bytes at ``where``, unmounted when ``stack`` closes (after what was
+    entered into it later, such as a server using it)."""
+    where.mkdir(parents=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise NoMount(f"cannot mount a tmpfs ({done.stderr.strip() or done.returncode})")
+    stack.callback(subprocess.run, ["umount", "-l", str(where)], check=False)
+
+
+def _fill(where: Path, leave: int) -> Path:
+    """A file filling ``where``'s filesystem until ``leave`` bytes are free."""
+    stats = os.statvfs(where)
+    free = stats.f_bavail * stats.f_frsize
+    filler = where / "filler"
+    with filler.open("wb") as fh:
+        fh.truncate(0)
+        remaining = max(0, free - leave)
+        chunk = b"\0" * (1 << 20)
+        while remaining > 0:
+            fh.write(chunk[: min(len(chunk), remaining)])
+            remaining -= min(len(chunk), remaining)
+    return filler
+
+
+def _folder_bytes(folder: Path) -> int:
+    """The room ``folder`` takes on a filesystem of 4 KiB blocks (a tmpfs): the demo snapshot's
+    8,374 small files take twice their size."""
+    return sum(-(-max(p.stat().st_size, 1) // 4096) * 4096 for p in folder.rglob("*"))
+
+
+def _temporary(data: Path) -> list[str]:
+    snapshots = data / "snapshots"
+    return (
+        [p.name for p in snapshots.iterdir() if p.name.startswith(".")]
+        if snapshots.is_dir()
+        else []
+    )
+
+
+def case_disk(run: Run, outcome: Outcome) -> None:
+    """The disk full twice: under replica b's data dir while it pulls a new snapshot, and under
+    a builder while it stages one (what a build's publish step writes)."""
+    parts = run.parts
+    stack = run.stack
+    served = current_snapshot_id(run.builder)
+    assert served is not None
+    size = _folder_bytes(run.builder.snapshots / served)
+    disk_b = parts.run_dir / "disk-b"
+    disk_builder = parts.run_dir / "disk-builder"
+    try:
+        # room for one snapshot and 4 MiB; the new one's MARKER (1 MiB) will not fit
+        _mount_small(stack, disk_b, size + (4 << 20))
+        _mount_small(stack, disk_builder, 2 * size + (8 << 20))
+    except NoMount as exc:
+        outcome.skipped = str(exc)
+        return
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(1)
+        note("disk: replica b moves onto a small filesystem, then it fills up")
+        parts.servers["b"].kill()
+        old = parts.replica_dir("b")
+        new_dir = disk_b / "data"
+        new_dir.mkdir()
+        shutil.copy(old / "keys.json", new_dir / "keys.json")
+        (new_dir / "snapshots").mkdir()
+        shutil.copytree(old / "snapshots" / served, new_dir / "snapshots" / served)
+        shutil.copy(old / "snapshots" / "CURRENT", new_dir / "snapshots" / "CURRENT")
+        parts.data_dirs["b"] = new_dir
+        parts.start_replica("b")
+        parts.wait_serving("b", served)
+        filler = _fill(disk_b, leave=512 << 10)
+        offset = run.log_offsets()["b"]
+        new = run.stage_copy()
+        published = run.publish(new)
+        outcome.check("the publish succeeded", published.returncode == 0)
+        parts.wait_serving("a", new, timeout=60)
+        try:
+            arrangement.wait_until(
+                "replica b to log the failed pull",
+                lambda: "No space left on device" in run.logged_since("b", offset),
+                CONVERGE_LIMIT,
+            )
+        except Failed as exc:
+            outcome.failed.append(str(exc))
+        b_ids = run.serving()["b"]
+        outcome.check("b kept serving its snapshot", b_ids == {served})
+        left_b = _temporary(new_dir)
+        outcome.check("nothing half-pulled left on b", not left_b)
+        note("disk: space returns on b")
+        filler.unlink()
+        converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+
+        note("disk: a builder on a small filesystem stages a snapshot, then it fills up")
+        builder = DataDir(disk_builder / "data")
+        builder.snapshots.mkdir(parents=True)
+        shutil.copytree(run.builder.snapshots / new, builder.snapshots / new)
+        shutil.copy(run.builder.current_pointer, builder.current_pointer)
+        filler = _fill(disk_builder, leave=size // 2)
+        error = ""
+        try:
+            run.stage_copy(builder)
+        except OSError as exc:
+            error = f"{type(exc).__name__}: {exc.strerror}"
+        outcome.check("staging on a full disk failed", "No space left" in error)
+        outcome.check("the builder's CURRENT did not move", current_snapshot_id(builder) == new)
+        left_builder = _temporary(builder.root)
+        outcome.check("no half-written snapshot left on the builder", not left_builder)
+        filler.unlink()
+        rebuilt = run.stage_copy(builder)
+        again = run.publish(rebuilt, data=builder.root)
+        outcome.check("staged and published again once space returned", again.returncode == 0)
+        rebuilt_in = run.wait_all_serve(rebuilt, CONVERGE_LIMIT)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures.append(
+        f"replica b's disk full during a pull: kept serving, nothing half-pulled, on the new "
+        f"snapshot {converged:.1f} s after space returned | the builder's disk full while "
+        f"staging: {error!r}, CURRENT unmoved, nothing half-written; staged and published again"
+        f" once space returned, every replica on it in {rebuilt_in:.1f} s"
+    )
+    # the cases after this one publish from the usual builder: it holds the last snapshot too
+    shutil.copytree(builder.snapshots / rebuilt, run.builder.snapshots / rebuilt)
+    outcome.check(
+        "the usual builder takes the snapshot back",
+        run.aimi("snapshots", "rollback", rebuilt).returncode == 0,
+    )
+
+
+SLOW_CLIENTS = 200  # slowloris connections, headers and bodies each
+INVALID_KEYS = 10_000
+
+
+def _group_usage(process: arrangement.Process) -> tuple[int, int]:
+    """RSS (bytes) and open file descriptors of a server and its workers together."""
+    pids = [process.popen.pid]
+    children = Path(f"/proc/{process.popen.pid}/task/{process.popen.pid}/children")
+    if children.is_file():
+        pids += [int(p) for p in children.read_text().split()]
+    rss = fds = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1]) * 1024
+            fds += len(os.listdir(f"/proc/{pid}/fd"))
+        except OSError:
+            continue
+    return rss, fds
+
+
+def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
+    """``SLOW_CLIENTS`` connections that send a request's headers a byte a second, never
+    finishing them (or, with ``body``, a POST's headers and then nothing of its body); how
+    many nginx cut off (closed, or answered) within ``hold`` seconds, and the longest any
+    lasted."""
+    import socket as sockets
+
+    host, port = front.removeprefix("http://").split(":")
+    opened: list[tuple[sockets.socket, float]] = []
+    for _ in range(SLOW_CLIENTS):
+        conn = sockets.create_connection((host, int(port)), timeout=5)
+        if body:
+            head = (
+                "POST /v1/admin/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+                "X-Admin-Secret: not-it\r\n\r\n"
+            )
+        else:
+            head = "GET /v1/health HTTP/1.1\r\nHost: x\r\n"
+        conn.sendall(head.encode())
+        conn.setblocking(False)
+        opened.append((conn, time.monotonic()))
+    cut: dict[int, float] = {}
+    deadline = time.monotonic() + hold
+    while time.monotonic() < deadline and len(cut) < len(opened):
+        for i, (conn, began) in enumerate(opened):
+            if i in cut:
+                continue
+            try:
+                if not body:
+                    conn.sendall(b"X")
+                conn.recv(4096)  # an answer (408) or the end of the connection
+                cut[i] = time.monotonic() - began
+            except BlockingIOError:
+                pass
+            except OSError:
+                cut[i] = time.monotonic() - began
+        time.sleep(1)
+    for conn, _ in opened:
+        conn.close()
+    return len(cut), max(cut.values(), default=0.0)
+
+
+def _raw_status(front: str, head: str) -> int:
+    """The status nginx answers to a request sent as it is (httpx refuses to send a URL
+    component over 64 KiB), with ``Host`` and the dev key's absence added; 0 when the
+    connection was closed without an answer."""
+    import socket as sockets
+
+    host, port = front.removeprefix("http://").split(":")
+    with sockets.create_connection((host, int(port)), timeout=30) as conn:
+        # refused before the whole request was read: the answer may still be there
+        with suppress(OSError):
+            conn.sendall((head + "Host: x\r\nConnection: close\r\n\r\n").encode())
+        answer = b""
+        try:
+            while b"\r\n" not in answer and (chunk := conn.recv(4096)):
+                answer += chunk
+        except OSError:
+            return 0
+    first = answer.split(b"\r\n", 1)[0].split()
+    return int(first[1]) if len(first) >= 2 and first[1].isdigit() else 0
+
+
+def case_hostile(run: Run, outcome: Outcome) -> None:
+    """Slow and oversized requests, a flood of invalid keys and admin brute force through
+    nginx, while the usual load runs: its p99 against the same load alone just before."""
+    import httpx
+
+    parts = run.parts
+    with run.load() as quiet:
+        time.sleep(8)
+    before = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
+    statuses: dict[str, Counter[int]] = {}
+    with run.load() as load:
+        outcome.load = load
+        junk = "x" * (64 << 10)
+        statuses["64 KiB header"] = Counter(
+            [_raw_status(parts.front, f"GET /v1/health HTTP/1.1\r\nX-Junk: {junk}\r\n")]
+        )
+        query = "a" * (1 << 20)
+        statuses["1 MB query string"] = Counter(
+            [_raw_status(parts.front, f"GET /v1/search?q={query} HTTP/1.1\r\n")]
+        )
+        note("hostile: slowloris on headers, then on bodies")
+        headers_cut, headers_longest = _slow_clients(parts.front, body=False, hold=40)
+        bodies_cut, bodies_longest = _slow_clients(parts.front, body=True, hold=40)
+        note(f"hostile: {INVALID_KEYS:,} distinct invalid keys")
+        invalid: Counter[int] = Counter()
+        lock = threading.Lock()
+        todo = iter(range(INVALID_KEYS))
+        began = time.monotonic()
+
+        def flood() -> None:
+            with httpx.Client(base_url=parts.front, timeout=30) as c:
+                for n in todo:
+                    code = c.get("/v1/signals", headers={"X-API-Key": f"aimi_bad_{n:08d}"})
+                    with lock:
+                        invalid[code.status_code] += 1
+
+        workers = [threading.Thread(target=flood) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=300)
+        flood_seconds = time.monotonic() - began
+        statuses["invalid keys"] = invalid
+        note("hostile: admin refresh brute force")
+        brute: Counter[int] = Counter()
+        with httpx.Client(base_url=parts.front, timeout=30) as c:
+            for n in range(200):
+                response = c.post("/v1/admin/refresh", headers={"X-Admin-Secret": f"guess-{n}"})
+                brute[response.status_code] += 1
+        statuses["admin guesses"] = brute
+    after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
+    outcome.check(
+        "every replica running before and after",
+        all(before[r][0] > 0 and after[r][0] > 0 for r in parts.replicas),
+    )
+    outcome.check("a 64 KiB header is refused with 400", statuses["64 KiB header"] == {400: 1})
+    outcome.check(
+        "a 1 MB query string is refused with 414", statuses["1 MB query string"] == {414: 1}
+    )
+    outcome.check(
+        f"nginx cut off every slow header within 15 s ({headers_cut} of {SLOW_CLIENTS})",
+        headers_cut == SLOW_CLIENTS and headers_longest <= 15,
+    )
+    outcome.check(
+        f"nginx cut off every slow body within 15 s ({bodies_cut} of {SLOW_CLIENTS})",
+        bodies_cut == SLOW_CLIENTS and bodies_longest <= 15,
+    )
+    outcome.check("every invalid key got 401", invalid == {401: INVALID_KEYS})
+    # ADMIN_FAILURES_PER_MINUTE failures a minute per server process (4 here), then 429
+    allowed = 2 * ADMIN_FAILURES_PER_MINUTE * len(parts.replicas) * parts.workers
+    outcome.check(
+        "admin guesses got 401, then 429 past the limit",
+        set(brute) <= {401, 429} and brute[401] <= allowed and brute[429] >= 200 - allowed,
+    )
+    logged = "".join(p.read_text(errors="replace") for p in parts.logs())
+    outcome.check("failed admin attempts logged", "admin refresh refused" in logged)
+    outcome.check("no guess logged", "guess-" not in logged)
+    outcome.check("no failed request", not load.failures)
+    outcome.check(
+        f"p99 within 2x the same load alone ({load.p99() * 1000:.0f} ms against "
+        f"{quiet.p99() * 1000:.0f} ms)",
+        load.p99() <= 2 * quiet.p99(),
+    )
+    grew = {r: (after[r][0] - before[r][0], after[r][1] - before[r][1]) for r in parts.replicas}
+    outcome.check(
+        "each replica's RSS grew by under 100 MB and its open files by under 50",
+        all(rss < 100e6 and fds < 50 for rss, fds in grew.values()),
+    )
+    answered = "; ".join(
+        f"{what}: {', '.join(f'{n:,} x {s}' for s, n in sorted(c.items()))}"
+        for what, c in statuses.items()
+    )
+    usage = ", ".join(
+        f"{r} RSS {before[r][0] / 1e6:.0f} -> {after[r][0] / 1e6:.0f} MB, "
+        f"fds {before[r][1]} -> {after[r][1]}"
+        for r in parts.replicas
+    )
+    outcome.figures.append(
+        f"{answered} | {INVALID_KEYS:,} invalid keys in {flood_seconds:.0f} s"
+        f" | slow headers: {headers_cut} of {SLOW_CLIENTS} cut, the longest after "
+        f"{headers_longest:.0f} s; slow bodies: {bodies_cut} cut, the longest after "
+        f"{bodies_longest:.0f} s | p99 {load.p99() * 1000:.0f} ms under attack, "
+        f"{quiet.p99() * 1000:.0f} ms alone | {usage}"
+    )
+
+
+def case_publish_kill(run: Run, outcome: Outcome) -> None:
+    """``kill -9`` of the CLI's publish (``aimi snapshots rollback`` of a staged snapshot)
+    during the store upload, then during the pointer moves, each followed by the publish run
+    again: one consistent snapshot everywhere (the store's ``CURRENT``, the builder's, every
+    replica), no temporary folder left. The link to the store is slowed (a TCP gate delaying
+    each chunk) so that the kill lands inside the step it aims at."""
+    parts = run.parts
+    store = parts.store
+    assert store is not None and parts.builder_gate is not None
+    steps: list[str] = []
+    with run.load() as load:
+        outcome.load = load
+        for aim in ("upload", "pointers"):
+            before = current_snapshot_id(run.builder)
+            new = run.stage_copy()
+            parts.builder_gate.delay = 0.05
+            publish = subprocess.Popen(
+                [str(AIMI), "snapshots", "rollback", new],
+                env=parts.builder_env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            prefix = store.url.key("snapshots", new) + "/"
+
+            def reached(
+                aim: str = aim,
+                prefix: str = prefix,
+                new: str = new,
+                publish: subprocess.Popen[str] = publish,
+            ) -> bool:
+                if publish.poll() is not None:
+                    return True
+                if aim == "upload":
+                    listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+                    return bool(listed.get("KeyCount", 0))
+                return store.manifest_bytes(new) is not None
+
+            arrangement.wait_until(f"the publish to reach its {aim}", reached, 120)
+            killed = publish.poll() is None
+            if killed:
+                publish.kill()
+            output, _ = publish.communicate()
+            run.outputs.append(output or "")
+            parts.builder_gate.delay = 0.0
+            remote, local = store.current_id(), current_snapshot_id(run.builder)
+            manifest = store.manifest_bytes(new) is not None
+            state = (
+                f"store CURRENT {'new' if remote == new else 'old'}, local "
+                f"{'new' if local == new else 'old'}, manifest "
+                f"{'stored' if manifest else 'absent'}"
+            )
+            outcome.check(
+                f"killed during the {aim}: the local pointer never ahead of the store's",
+                not (local == new and remote != new),
+            )
+            outcome.check(
+                f"killed during the {aim}: the store's pointer only on a stored manifest",
+                remote != new or manifest,
+            )
+            if remote != new:
+                outcome.check(
+                    f"killed during the {aim}: replicas kept serving their snapshot",
+                    all(ids == {before} for ids in run.serving().values()),
+                )
+            again = run.publish(new) if local != new else None
+            outcome.check(
+                f"the publish after the kill during the {aim} succeeded",
+                again is None or again.returncode == 0,
+            )
+            converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+            outcome.check(
+                f"after the {aim}: one snapshot everywhere",
+                store.current_id() == new == current_snapshot_id(run.builder),
+            )
+            left = _temporary(run.builder.root)
+            outcome.check(f"after the {aim}: no temporary folder on the builder", not left)
+            what = "killed" if killed else "finished before the kill"
+            steps.append(
+                f"{what} in the {aim} ({state}); published again, every replica on it in "
+                f"{converged:.1f} s"
+            )
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures += steps
+
+
+CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
+    "redis": case_redis,
+    "replica": case_replica,
+    "store": case_store,
+    "tamper": case_tamper,
+    "disk": case_disk,
+    "hostile": case_hostile,
+    "publish-kill": case_publish_kill,
+}
+
+
+def find_secrets(texts: list[tuple[str, str]], values: tuple[str, ...]) -> tuple[int, Counter[str]]:
+    """The lines of ``texts`` (name, text) scanned, and by name how many hold one of
+    ``values``."""
+    lines = 0
+    found: Counter[str] = Counter()
+    for name, text in texts:
+        for line in text.splitlines():
+            lines += 1
+            if any(v in line for v in values):
+                found[name] += 1
+    return lines, found
+
+
+def scan_secrets(run: Run) -> Outcome:
+    """Every answer the loads got and every log line and CLI output: none may hold a secret."""
+    outcome = Outcome("secrets")
+    values = run.secrets()
+    answers = sum(load.requests for load in run.loads)
+    leaks = [leak for load in run.loads for leak in load.leaks]
+    texts = [(p.name, p.read_text(errors="replace")) for p in run.parts.logs()]
+    texts += [("cli output", text) for text in run.outputs]
+    lines, found = find_secrets(texts, values)
+    outcome.check("no answer holds a secret", not leaks)
+    outcome.check("no log line holds a secret", not found)
+    where = ", ".join(f"{n} in {name}" for name, n in found.items()) or "none"
+    outcome.figures.append(
+        f"{len(values)} secrets (Redis password, S3 key id and secret, admin secret, dev key, "
+        f"{len(run.api_keys)} API keys) over "
+        f"{answers:,} answers and {lines:,} lines of {len(texts)} logs and outputs: "
+        f"{len(leaks)} answers, lines found: {where}"
+    )
+    outcome.held = "-"
+    return outcome
+
+
+def fault_test(args: argparse.Namespace, work: Path) -> list[Outcome]:
+    find_tool("nginx")
+    find_tool("redis-server")
+    builder = (args.builder or work / "builder").resolve()
+    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=work))
+    credentials = Credentials.random()
+    dev_key = f"fault-test-dev-{os.urandom(8).hex()}"
+    outcomes: list[Outcome] = []
+    with ExitStack() as stack:
+        parts = Arrangement(
+            stack,
+            run_dir,
+            builder,
+            dev_key,
+            TIERS,
+            credentials=credentials,
+            start_timeout=args.start_timeout,
+            gated=True,
+            workers=args.workers,
+        )
+        parts.start_store()
+        parts.start_redis()
+        first = parts.push_builder()
+        quota_keys = [parts.create_key(f"fault-{n}", "fault") for n in range(2)]
+        parts.start_replicas(first)
+        parts.start_nginx(first)
+        run = Run(parts, stack, credentials, dev_key, quota_keys, api_keys=tuple(quota_keys))
+        for name in args.cases:
+            outcome = Outcome(name)
+            began = time.monotonic()
+            note(f"case {name}")
+            try:
+                CASE_FUNCTIONS[name](run, outcome)
+            except Failed as exc:
+                outcome.failed.append(str(exc).splitlines()[0])
+                note(str(exc))
+            except Exception as exc:  # a step that broke: this case fails, the next ones run
+                outcome.failed.append(f"the case stopped: {exc!r}"[:300])
+                note(traceback.format_exc())
+            outcome.seconds = time.monotonic() - began
+            outcome.held = run.held()
+            if outcome.load is not None and outcome.load.failures:
+                note(f"{name}: failures:\n  " + "\n  ".join(outcome.load.failures[:10]))
+            sys.stdout.write(outcome.line() + "\n")
+            sys.stdout.flush()
+            outcomes.append(outcome)
+        outcomes.append(scan_secrets(run))
+        sys.stdout.write(outcomes[-1].line() + "\n")
+    prune(DataDir(builder), keep=3)  # the builder is reused: its staged copies go
+    if not args.keep and not any(o.failed for o in outcomes):
+        shutil.rmtree(run_dir, ignore_errors=True)  # kept when a check failed, for its logs
+    else:
+        note(f"logs kept in {run_dir}")
+    return outcomes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="scripts/fault_test.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--cases",
+        type=lambda text: [c.strip() for c in text.split(",") if c.strip()],
+        default=list(CASES),
+        help=f"comma-separated, in this order (default: all: {','.join(CASES)})",
+    )
+    parser.add_argument(
+        "--builder",
+        type=Path,
+        help="a data dir with a published snapshot (default: the demo, built into WORK/builder)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "aimi-fault-test",
+        help="where the demo builder is kept between runs and each run's logs (default: "
+        "%(default)s; a run's folder is deleted when every case passes)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="uvicorn workers per replica (default: 2)"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the run's folder (logs) when it passes too"
+    )
+    parser.add_argument(
+        "--start-timeout", type=float, default=300, help="seconds a replica may take to start"
+    )
+    args = parser.parse_args(argv)
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")
+    arrangement.TAG[0] = "fault-test"
+    args.work.mkdir(parents=True, exist_ok=True)
+    started_at = time.monotonic()
+    try:
+        outcomes = fault_test(args, args.work)
+    except MissingTool as exc:
+        sys.stdout.write(f"fault-test: skipped ({exc})\n")
+        return 2
+    except Failed as exc:
+        sys.stdout.write(f"fault-test: FAILED ({str(exc).splitlines()[0]})\n")
+        note(str(exc))
+        note(f"logs kept in {args.work}")
+        return 1
+    failed = [o.name for o in outcomes if o.failed]
+    skipped = [o.name for o in outcomes if o.skipped is not None]
+    verdict = "ok" if not failed else f"FAILED ({', '.join(failed)})"
+    also = f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""
+    sys.stdout.write(
+        f"fault-test: {verdict} | {len(outcomes)} cases{also} | total "
+        f"{time.monotonic() - started_at:.0f} s\n"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
