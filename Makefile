@@ -57,9 +57,9 @@ test: setup  ## run the whole test suite (installs redis-server, nginx, postgres
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
 	$(BIN)/python -m pytest
 
-test-fast: setup  ## the inner loop: every test that needs no demo snapshot and starts no server or worker processes (about 2.5 minutes on 2 cores)
+test-fast: setup  ## the inner loop: every test that needs no demo snapshot and is not marked slow, on every core (pytest-xdist, one file per worker at a time)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
-	$(BIN)/python -m pytest -m "not snapshot and not slow"
+	$(BIN)/python -m pytest -m "not snapshot and not slow" -n auto --dist loadfile
 
 scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)
 	@scripts/ensure-redis

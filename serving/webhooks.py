@@ -488,6 +488,23 @@ def start_in_background(data: DataDir) -> subprocess.Popen[bytes] | None:
     return process
 
 
+def reap_started(timeout: float) -> int:
+    """Wait up to ``timeout`` seconds in all for the delivery runs this process started, kill
+    those still running and reap them; returns how many were killed. For a process that must
+    not leave them behind: a test session, before it removes their data dirs."""
+    deadline = time.monotonic() + timeout
+    killed = 0
+    while _started:
+        process = _started.pop()
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            killed += 1
+    return killed
+
+
 def main(argv: list[str]) -> int:
     """``python -m serving.webhooks DATA_DIR``: one delivery run; prints its report as JSON."""
     if len(argv) != 1:

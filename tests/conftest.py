@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -32,6 +34,9 @@ from tests.background import (
 )
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot
+
+if TYPE_CHECKING:
+    from analytics.embedding import Embedder
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 # Fixtures that stand for the demo snapshot: a test whose fixture closure holds one needs it.
@@ -76,7 +81,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Once the selection is final: the tests that wait for background work last (stable
     otherwise), the background work started."""
     items.sort(key=_wait_rank)
-    if config.option.collectonly:
+    if config.option.collectonly or hasattr(config, "workerinput"):
+        # an xdist worker (`make test-fast`) starts what one of its tests needs when it comes to
+        # it (the fixtures below, mypy in the test): every worker collects every test
         return
     needs_real = any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items)
     if needs_real and SHARED_DATA.is_dir() and "real" not in _background:
@@ -88,6 +95,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish() -> None:
+    # the webhook delivery runs builds started (they outlive a build by design) must not
+    # outlive the session, writing into data dirs it is about to remove
+    webhooks = sys.modules.get("serving.webhooks")
+    if webhooks is not None:
+        webhooks.reap_started(timeout=30)
     for work in _background.values():
         work.stop()
     _background.clear()
@@ -138,14 +150,44 @@ def real_data_dir(shared_data: Path) -> tuple[DataDir, dict[str, int]]:
 
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A model cache (``AIMI_MODEL_CACHE``) holding the ONNX query encoder at both precisions,
-    exported once per session from the packaged weights: real exports, a few seconds each."""
-    from warehouse.onnx_encoder import PRECISIONS, export_onnx, onnx_model_path
+    """A model cache (``AIMI_MODEL_CACHE``) of this session holding the ONNX encoder at both
+    precisions: copies of the machine's exports (``make setup`` makes them) when their records
+    are current for the installed weights and tools, else exported here from the packaged
+    weights (torch, about 6 s of CPU each; ``tests/warehouse/test_onnx_encoder.py`` exports
+    into a folder of its own, so exporting stays tested)."""
+    from warehouse.embeddings import model_dir
+    from warehouse.onnx_encoder import (
+        PRECISIONS,
+        ExportRecord,
+        export_onnx,
+        manifest_path,
+        onnx_model_path,
+        read_record,
+    )
+    from warehouse.settings import default_model_cache
 
     cache = tmp_path_factory.mktemp("model-cache")
     for precision in PRECISIONS:
-        assert export_onnx(onnx_model_path(cache, precision), precision=precision).exported
+        made = onnx_model_path(default_model_cache(), precision)
+        dest = onnx_model_path(cache, precision)
+        if read_record(made) == ExportRecord.current(model_dir(), precision):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(made, dest)
+            shutil.copyfile(manifest_path(made), manifest_path(dest))
+        else:
+            assert export_onnx(dest, precision=precision).exported
+        assert read_record(dest) == ExportRecord.current(model_dir(), precision)
     return cache
+
+
+@pytest.fixture(scope="session")
+def build_minilm(onnx_cache: Path) -> Embedder:
+    """MiniLM as a build runs it (ONNX Runtime over the fp32 export, one thread): the encoder
+    the analytics tests embed with, without importing torch (its agreement with the torch
+    encoder is tested in ``tests/warehouse/test_onnx_encoder.py``)."""
+    from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path
+
+    return OnnxEncoder(onnx_model_path(onnx_cache, "fp32"), threads=1, spinning=False)
 
 
 @pytest.fixture(scope="session")

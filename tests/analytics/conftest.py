@@ -8,7 +8,6 @@ from analytics.embedding import Embedder
 
 
 @pytest.fixture(scope="session")
-def minilm() -> Embedder:
-    from warehouse.embeddings import load_minilm
-
-    return load_minilm()
+def minilm(build_minilm: Embedder) -> Embedder:
+    """MiniLM as a build runs it (``tests/conftest.py``)."""
+    return build_minilm

@@ -105,10 +105,8 @@ def synthetic_episode() -> tuple[str, list[int], int]:
 
 
 @pytest.fixture(scope="module")
-def embed() -> Embedder:
-    from warehouse.embeddings import load_minilm
-
-    return load_minilm()
+def embed(build_minilm: Embedder) -> Embedder:
+    return build_minilm
 
 
 def _assert_well_formed(

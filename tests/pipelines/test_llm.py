@@ -30,7 +30,6 @@ from pipelines.llm import (
     llm_for_run,
 )
 from tests.llm_server import Reply, answer, llm_server, refused_url
-from warehouse.embeddings import load_minilm
 from warehouse.ingest import sources_frame
 from warehouse.settings import Settings
 
@@ -136,8 +135,8 @@ FLAWED_ANSWER = {
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Embedder:
-    return load_minilm()
+def minilm(build_minilm: Embedder) -> Embedder:
+    return build_minilm
 
 
 def signals(*records: dict[str, Any], now: datetime = NOW) -> pl.DataFrame:

@@ -30,6 +30,7 @@ from serving.webhooks import (
     Policy,
     deliver,
     post,
+    reap_started,
     sign,
     start_in_background,
     verify_signature,
@@ -345,6 +346,27 @@ def test_a_build_starts_the_deliveries_in_a_process_of_their_own(
     assert len(receiver.received) == 1
     assert WatchStore(data).get("news").last_delivery is not None
     assert '"delivered": 1' in (data.watch_dir / "deliver.log").read_text()
+
+
+def test_deliveries_still_running_are_killed_and_reaped_when_asked(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    """What a test session does at its end: a delivery the receiver holds is killed after the
+    wait, not left running into a removed data dir (nor reported by its collected handle)."""
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url)
+    publish(fresh_root, corpus.extended)
+    receiver.hold.set()
+    process = start_in_background(data)
+    assert process is not None
+    try:
+        assert receiver.arrived.wait(120), "the delivery never reached the receiver"
+        assert reap_started(timeout=0.2) >= 1  # (others of this session may be running)
+        assert process.returncode is not None  # reaped
+        assert reap_started(timeout=0.2) == 0  # none left to wait for
+    finally:
+        receiver.hold.clear()
+        receiver.release.set()
 
 
 def test_watch_commands_check_what_they_are_given(fresh_root: Path, receiver: Receiver) -> None:

@@ -150,14 +150,17 @@ def test_an_int8_vector_never_depends_on_its_company(int8: OnnxEncoder) -> None:
     assert int8.batch_size == 1
 
 
-def test_the_export_records_what_it_was_made_from(onnx_cache: Path) -> None:
-    model = onnx_model_path(onnx_cache)
+@pytest.mark.slow  # two real exports from the packaged weights (torch): about 12 s of CPU
+def test_the_export_records_what_it_was_made_from(tmp_path: Path) -> None:
+    model = onnx_model_path(tmp_path)
+    assert export_onnx(model).exported
+    assert export_onnx(onnx_model_path(tmp_path, "int8"), precision="int8").exported
     assert read_record(model) == ExportRecord.current(model_dir())
     manifest = json.loads(manifest_path(model).read_text(encoding="utf-8"))
     # the graph onnxruntime's BERT optimizer fuses completely: one kernel per attention
     assert manifest["fused_operators"]["Attention"] == 6
     assert manifest["fused_operators"]["SkipLayerNormalization"] == 12
-    int8 = onnx_model_path(onnx_cache, "int8")
+    int8 = onnx_model_path(tmp_path, "int8")
     assert int8 != model
     assert read_record(int8) == ExportRecord.current(model_dir(), "int8")
     assert read_record(model).precision == "fp32"  # type: ignore[union-attr]
@@ -180,8 +183,8 @@ def test_a_current_export_is_reused(onnx_cache: Path) -> None:
 
 
 class FakeBuild:
-    """Stands in for the torch export and the graph optimization (seconds each, exercised once
-    per session by ``onnx_cache``): copies the real export, counting calls."""
+    """Stands in for the torch export and the graph optimization (seconds each, exercised by
+    ``test_the_export_records_what_it_was_made_from``): copies a real export, counting calls."""
 
     def __init__(self, source: Path, delay: float = 0.0) -> None:
         self.source = source
