@@ -506,8 +506,11 @@ def case_disk(run: Run, outcome: Outcome) -> None:
     disk_b = parts.run_dir / "disk-b"
     disk_builder = parts.run_dir / "disk-builder"
     try:
-        # room for one snapshot and 4 MiB; the new one's MARKER (1 MiB) will not fit
-        _mount_small(stack, disk_b, size + (4 << 20))
+        # room for one snapshot and 16 MiB: the filler takes all but 512 KiB of it, so the new
+        # snapshot's MARKER (1 MiB) will not fit; once it is gone, b pulls that snapshot and,
+        # in the builder's part, one more (each links the unchanged files of the one before:
+        # about 4.4 MB on the demo). With 4 MiB the second pull found the disk full again.
+        _mount_small(stack, disk_b, size + (16 << 20))
         _mount_small(stack, disk_builder, 2 * size + (8 << 20))
     except NoMount as exc:
         outcome.skipped = str(exc)
