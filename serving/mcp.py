@@ -101,6 +101,18 @@ COMPACT_NOTE = (
 Projection = dict[str, "Projection | int | None"]
 SHORT_TEXT = 200
 _ENTITY_REF: Projection = {"entity_id": None, "name": None}
+# a signal card as list_signals and list_changes return it
+_SIGNAL_CARD: Projection = {
+    "signal_id": None,
+    "title": None,
+    "published_at": None,
+    "content_type": None,
+    "domain": None,
+    "thesis": SHORT_TEXT,
+    "synopsis": SHORT_TEXT,
+    "entities": _ENTITY_REF,
+    "story_id": None,
+}
 COMPACT: dict[str, Projection] = {
     "get_themes": {
         "themes": {
@@ -137,32 +149,12 @@ COMPACT: dict[str, Projection] = {
         }
     },
     "list_signals": {
-        "signals": {
-            "signal_id": None,
-            "title": None,
-            "published_at": None,
-            "content_type": None,
-            "domain": None,
-            "thesis": SHORT_TEXT,
-            "synopsis": SHORT_TEXT,
-            "entities": _ENTITY_REF,
-            "story_id": None,
-        },
+        "signals": _SIGNAL_CARD,
         "has_more": None,
         "next_cursor": None,
     },
     "list_changes": {
-        "signals": {
-            "signal_id": None,
-            "title": None,
-            "published_at": None,
-            "content_type": None,
-            "domain": None,
-            "thesis": SHORT_TEXT,
-            "synopsis": SHORT_TEXT,
-            "entities": _ENTITY_REF,
-            "story_id": None,
-        },
+        "signals": _SIGNAL_CARD,
         "has_more": None,
         "next_cursor": None,
         "snapshot_id": None,
