@@ -48,14 +48,14 @@ run: setup  ## demo corpus if absent, build a snapshot, serve the API and the si
 	$(BIN)/aimi build --demo
 	$(BIN)/aimi serve --dev --site
 
-test: setup  ## run the whole test suite (installs redis-server, nginx, postgresql and chromium for its tests if missing)
+test: setup  ## run the whole test suite on every core (installs redis-server, nginx, postgresql and chromium for its tests if missing)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	@scripts/ensure-postgres
 	@scripts/ensure-chromium
 	@# the project's own modules too, for the same reason (a second; __pycache__/ is ignored)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and is not marked slow, on every core (pytest-xdist, one file per worker at a time)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null

@@ -10,11 +10,13 @@ two), and ``mypy --strict`` (about a minute).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
-import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,65 +35,104 @@ class BackgroundError(RuntimeError):
 
 
 class Background:
-    """One command running in its own process, its output kept in a file."""
+    """One command running detached in its own process group, kept in a folder of the session's
+    board (``tests/conftest.py``): its output (``log``), its process group (``pgid``) and, once
+    it has finished, its exit status (``status``). Any process of the session may wait on it —
+    under pytest-xdist the worker that needs it first starts it and every worker reads the same
+    folder — and the process that owns the board stops it at the session's end.
+    """
 
-    def __init__(
-        self, name: str, command: list[str], *, env: dict[str, str] | None = None, nice: int = 0
-    ) -> None:
-        self.name = name
-        self.command = command
-        fd, log = tempfile.mkstemp(prefix=f"aimi-{name}-", suffix=".log")
-        os.close(fd)  # the child writes through its own handle
-        self.log = Path(log)
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, **(env or {})},
-                # a lower priority lets the work the tests wait on first have the cores first
-                preexec_fn=(lambda: os.nice(nice)) if nice else None,
-            )
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.name = folder.name
+        self.log = folder / "log"
+
+    @classmethod
+    def start(
+        cls,
+        folder: Path,
+        command: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        nice: int = 0,
+    ) -> Background:
+        """Start ``command`` for the folder ``folder`` (which the caller has just created: its
+        creation is the claim that no other process starts the same work)."""
+        work = cls(folder)
+        status = folder / "status"
+        # the outer shell returns at once; the subshell that runs the command and then records
+        # its status outlives it, so no process of the session holds a child it must reap
+        script = (
+            '( "$@" > "$AIMI_BG_LOG" 2>&1; echo $? > "$AIMI_BG_STATUS.part"; '
+            'mv "$AIMI_BG_STATUS.part" "$AIMI_BG_STATUS" ) < /dev/null &'
+        )
+        launcher = subprocess.Popen(
+            ["sh", "-c", script, "sh", *command],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            env={
+                **os.environ,
+                **(env or {}),
+                "AIMI_BG_LOG": str(work.log),
+                "AIMI_BG_STATUS": str(status),
+            },
+            # the subshell and the command share its process group (not a new session: the
+            # scheduler's autogroups are per session, and the priority below must count)
+            process_group=0,
+            # a lower priority lets the work the tests wait on first have the cores first
+            preexec_fn=(lambda: os.nice(nice)) if nice else None,
+        )
+        (folder / "pgid").write_text(str(launcher.pid), encoding="utf-8")
+        launcher.wait()
+        return work
 
     def wait(self, timeout: float = 1200) -> str:
-        """Its output, once it has finished; ``BackgroundError`` when it failed."""
-        code = self.process.wait(timeout=timeout)
+        """Its output, once it has finished; ``BackgroundError`` when it failed or did not
+        finish within ``timeout`` seconds."""
+        status = self.folder / "status"
+        deadline = time.monotonic() + timeout
+        while not status.exists():
+            if time.monotonic() > deadline:
+                raise BackgroundError(f"{self.name} did not finish in {timeout:.0f} s")
+            time.sleep(0.2)
+        code = int(status.read_text(encoding="utf-8"))
         output = self.log.read_text(encoding="utf-8", errors="replace")
         if code != 0:
             raise BackgroundError(f"{self.name} exited with {code}:\n{output[-6000:]}")
         return output
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.log.unlink(missing_ok=True)
+        """Kill it if it is still running (its whole process group)."""
+        try:
+            pgid = int((self.folder / "pgid").read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
 
 
-def start_demo_build(data_root: Path) -> Background:
+def start_demo_build(folder: Path) -> Background:
     # one encoder thread: the other core runs the rest of the suite meanwhile (two threads
     # spinning against a busy core are slower than one)
-    return Background(
-        "demo-build",
-        [sys.executable, "-m", "tests.background", "demo", str(data_root)],
+    return Background.start(
+        folder,
+        [sys.executable, "-m", "tests.background", "demo", str(folder / "data")],
         env=_ONE_THREAD,
     )
 
 
-def start_real_build(shared_data: Path, data_root: Path) -> Background:
+def start_real_build(shared_data: Path, folder: Path) -> Background:
     # the one test that needs it runs last: it takes whatever the other work leaves
-    return Background(
-        "real-build",
-        [sys.executable, "-m", "tests.background", "real", str(shared_data), str(data_root)],
+    return Background.start(
+        folder,
+        [sys.executable, "-m", "tests.background", "real", str(shared_data), str(folder / "data")],
         env=_ONE_THREAD,
         nice=10,
     )
 
 
-def start_mypy() -> Background:
-    return Background("mypy", [str(Path(sys.executable).parent / "mypy")], nice=5)
+def start_mypy(folder: Path) -> Background:
+    return Background.start(folder, [str(Path(sys.executable).parent / "mypy")], nice=5)
 
 
 def build_demo(data_root: Path) -> None:

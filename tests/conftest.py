@@ -1,12 +1,13 @@
 """Session fixtures: one real snapshot built by the pipeline from the generated demo corpus.
 
-The suite is arranged for its wall time on two cores (docs/benchmarks.md): the demo snapshot
-is built once per session, in a background process started as soon as collection shows that a
-selected test needs it, and so are the real-data build (with ``../shared``) and ``mypy
---strict`` (these two at a lower priority); the tests that need none of them run meanwhile, and
-the tests that wait for background work run last, in the order it should finish. Tests that
-need the demo snapshot are marked ``snapshot`` here, so ``make test-fast`` (``-m "not snapshot
-and not slow"``) can leave them out.
+The suite is arranged for its wall time on two cores (docs/benchmarks.md): it runs on every
+core with pytest-xdist, and the demo snapshot is built once per session, in a background
+process started as soon as collection shows that a selected test needs it, and so are the
+real-data build (with ``../shared``) and ``mypy --strict`` (these two at a lower priority); the
+workers share that work through the session's board (below), the tests that need none of it
+run meanwhile, and the tests that wait for it run last, in the order it should finish. Tests
+that need the demo snapshot are marked ``snapshot`` here, so ``make test-fast`` (``-m "not
+snapshot and not slow"``) can leave them out.
 
 Tests never read ../shared; the few that measure against it are marked ``shared_data`` and
 skip when it is absent.
@@ -20,7 +21,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -44,19 +45,48 @@ SNAPSHOT_FIXTURES = frozenset({"demo_data_dir", "demo_snapshot"})
 REAL_FIXTURE = "real_data_dir"
 MYPY_TEST = "test_tool_is_clean[mypy-strict]"
 
-_background: dict[str, Background] = {}
-_roots: dict[str, Path] = {}
+# The session's board: a folder per piece of background work (``tests.background.Background``).
+# The process that runs the session owns it (under pytest-xdist, the controller, which hands
+# its path to every worker) and removes it at the end; the first process that needs a piece of
+# work starts it, the others wait on the same folder.
+BOARD_KEY = "aimi_board"
+_board: list[Path] = []  # [] until this process knows it
+_owner: list[bool] = []
 
 
-def _start(name: str) -> Background:
-    """Start background work ``name`` into a new temporary folder (``demo``, ``real``)."""
-    root = _roots[name] = Path(tempfile.mkdtemp(prefix=f"aimi-{name}-"))
+def _the_board() -> Path:
+    if not _board:
+        _board.append(Path(tempfile.mkdtemp(prefix="aimi-suite-")))
+        _owner.append(True)
+    return _board[0]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and BOARD_KEY in workerinput:
+        _board[:] = [Path(workerinput[BOARD_KEY])]
+        _owner[:] = [False]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist, in the controller: every worker shares this session's board."""
+    node.workerinput[BOARD_KEY] = str(_the_board())
+
+
+def _work(name: str) -> Background:
+    """The background work ``name`` (``demo``, ``real``, ``mypy``): started here unless another
+    process of the session started it first."""
+    folder = _the_board() / name
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        return Background(folder)
     if name == "demo":
-        work = start_demo_build(root / "data")
-    else:
-        work = start_real_build(SHARED_DATA, root / "data")
-    _background[name] = work
-    return work
+        return start_demo_build(folder)
+    if name == "real":
+        return start_real_build(SHARED_DATA, folder)
+    return start_mypy(folder)
 
 
 def _wait_rank(item: pytest.Item) -> int:
@@ -79,19 +109,17 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Once the selection is final: the tests that wait for background work last (stable
-    otherwise), the background work started."""
+    otherwise), the background work started (under pytest-xdist every worker collects every
+    test: the first to get here starts it, the others find it started)."""
     items.sort(key=_wait_rank)
-    if config.option.collectonly or hasattr(config, "workerinput"):
-        # an xdist worker (`make test-fast`) starts what one of its tests needs when it comes to
-        # it (the fixtures below, mypy in the test): every worker collects every test
+    if config.option.collectonly:
         return
-    needs_real = any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items)
-    if needs_real and SHARED_DATA.is_dir() and "real" not in _background:
-        _start("real")
-    if any(item.get_closest_marker("snapshot") for item in items) and "demo" not in _background:
-        _start("demo")
-    if any(item.name == MYPY_TEST for item in items) and "mypy" not in _background:
-        _background["mypy"] = start_mypy()
+    if SHARED_DATA.is_dir() and any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items):
+        _work("real")
+    if any(item.get_closest_marker("snapshot") for item in items):
+        _work("demo")
+    if any(item.name == MYPY_TEST for item in items):
+        _work("mypy")
 
 
 def pytest_sessionfinish() -> None:
@@ -100,24 +128,26 @@ def pytest_sessionfinish() -> None:
     webhooks = sys.modules.get("serving.webhooks")
     if webhooks is not None:
         webhooks.reap_started(timeout=30)
-    for work in _background.values():
-        work.stop()
-    _background.clear()
-    for root in _roots.values():
-        shutil.rmtree(root, ignore_errors=True)
-    _roots.clear()
+    if _board and _owner[0]:  # after every worker has finished, under pytest-xdist
+        for folder in _board[0].iterdir():
+            Background(folder).stop()
+        shutil.rmtree(_board[0], ignore_errors=True)
+        _board.clear()
+        _owner.clear()
 
 
 def background(name: str) -> Background | None:
     """The background work ``name`` (``demo``, ``mypy``) when this session started it."""
-    return _background.get(name)
+    folder = _the_board() / name
+    return Background(folder) if folder.is_dir() else None
 
 
 @pytest.fixture(scope="session")
 def demo_data_dir() -> Iterator[DataDir]:
     """A data dir whose inbox holds the demo corpus and whose snapshot the pipeline built."""
-    (background("demo") or _start("demo")).wait()
-    yield DataDir(_roots["demo"] / "data")
+    work = _work("demo")
+    work.wait()
+    yield DataDir(work.folder / "data")
 
 
 @pytest.fixture(scope="session")
@@ -143,8 +173,9 @@ def real_data_dir(shared_data: Path) -> tuple[DataDir, dict[str, int]]:
     """A data dir built from the first real AINews 2025 records, and its ingest report
     (skips, through ``shared_data``, on a machine without ../shared)."""
     assert shared_data == SHARED_DATA
-    (background("real") or _start("real")).wait()
-    data = DataDir(_roots["real"] / "data")
+    work = _work("real")
+    work.wait()
+    data = DataDir(work.folder / "data")
     return data, json.loads((data.root / INGEST_REPORT).read_text(encoding="utf-8"))
 
 
