@@ -16,6 +16,7 @@ skip when it is absent.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -50,6 +51,7 @@ MYPY_TEST = "test_tool_is_clean[mypy-strict]"
 # its path to every worker) and removes it at the end; the first process that needs a piece of
 # work starts it, the others wait on the same folder.
 BOARD_KEY = "aimi_board"
+WORKER_NICE = 3
 _board: list[Path] = []  # [] until this process knows it
 _owner: list[bool] = []
 
@@ -111,15 +113,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Once the selection is final: the tests that wait for background work last (stable
     otherwise), the background work started (under pytest-xdist every worker collects every
     test: the first to get here starts it, the others find it started)."""
-    items.sort(key=_wait_rank)
+    ranks = {item.nodeid: _wait_rank(item) for item in items}
+    files: dict[Path, int] = {}
+    for item in items:
+        files[item.path] = max(files.get(item.path, 0), ranks[item.nodeid])
+    # by file first: pytest-xdist hands a worker a whole file (`--dist loadfile`), so a file
+    # with one test that waits would hold its worker, and the files queued behind it, idle
+    items.sort(key=lambda item: (files[item.path], ranks[item.nodeid]))
     if config.option.collectonly:
         return
-    if SHARED_DATA.is_dir() and any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items):
-        _work("real")
     if any(item.get_closest_marker("snapshot") for item in items):
         _work("demo")
     if any(item.name == MYPY_TEST for item in items):
         _work("mypy")
+    if SHARED_DATA.is_dir() and any(REAL_FIXTURE in getattr(i, "fixturenames", ()) for i in items):
+        _work("real")
+    if hasattr(config, "workerinput"):
+        # once the work is started (it keeps the priority it was started with): the demo build
+        # that most tests wait for goes first, where two workers beside it on two cores would
+        # leave it two thirds of one
+        os.nice(WORKER_NICE)
 
 
 def pytest_sessionfinish() -> None:
