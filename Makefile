@@ -55,7 +55,7 @@ test: setup  ## run the whole test suite on every core (installs redis-server, n
 	@scripts/ensure-chromium
 	@# the project's own modules too, for the same reason (a second; __pycache__/ is ignored)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and is not marked slow, on every core (pytest-xdist, one file per worker at a time)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
