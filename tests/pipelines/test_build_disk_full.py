@@ -1,0 +1,55 @@
+"""A full disk stops a build with one line naming what still serves (``DiskFull``), whichever
+writer met it first: a step, Dagster's SQLite run storage or the catalog (the fault test's
+``disk`` case runs a whole `aimi build` on a full tmpfs)."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipelines import build as build_module
+from pipelines.build import BuildError, DiskFull, _full_disk_stops_the_run
+from warehouse.paths import DataDir
+from warehouse.snapshot import publish_snapshot
+
+
+def test_a_full_disk_is_one_clear_error_naming_the_served_snapshot(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    served = publish_snapshot(
+        data, {"signals": pl.DataFrame({"id": ["a"]})}, as_of=datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    with pytest.raises(DiskFull) as caught, _full_disk_stops_the_run(data):
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        except OSError as exc:  # what Dagster's storage raises while handling it
+            raise RuntimeError("could not record the step's failure") from exc
+    message = str(caught.value)
+    assert "No space left on device" in message
+    assert f"CURRENT still names {served.snapshot_id}" in message
+    assert str(tmp_path) not in message  # an admin refresh's answer carries it: no path
+    assert "\n" not in message
+
+
+def test_sqlite_disk_io_error_counts_only_when_the_disk_has_no_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = DataDir(tmp_path)
+    io_error = sqlite3.OperationalError("disk I/O error")
+    with pytest.raises(sqlite3.OperationalError), _full_disk_stops_the_run(data):
+        raise io_error  # this disk has room: some other fault, raised as it is
+    monkeypatch.setattr(build_module, "_free_bytes", lambda _data: 0)
+    with pytest.raises(DiskFull, match="no snapshot was published"), _full_disk_stops_the_run(data):
+        raise io_error
+
+
+def test_other_errors_pass_through_unchanged(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    with pytest.raises(ValueError, match="a bug"), _full_disk_stops_the_run(data):
+        raise ValueError("a bug")
+    with pytest.raises(BuildError, match="step x"), _full_disk_stops_the_run(data):
+        raise BuildError("build failed at step(s): step x: No space left on device")
