@@ -53,3 +53,33 @@ def test_other_errors_pass_through_unchanged(tmp_path: Path) -> None:
         raise ValueError("a bug")
     with pytest.raises(BuildError, match="step x"), _full_disk_stops_the_run(data):
         raise BuildError("build failed at step(s): step x: No space left on device")
+
+
+def test_a_terminal_build_prints_each_error_without_its_stack_trace() -> None:
+    """Dagster's record of a failed step, as its console logger writes it (one call): the
+    terminal keeps the errors' lines, the run's event log the stack traces."""
+    import io
+
+    from pipelines.options import _StackTracesLeftOut
+
+    record = (
+        "2026-11-28 09:50:17 +0000 - dagster - ERROR - run - static_site - STEP_FAILURE - "
+        'Execution of step "static_site" failed.\n\n'
+        "dagster._core.errors.DagsterExecutionStepExecutionError: Error occurred while "
+        'executing op "static_site"::\n\n'
+        "RuntimeError: the static site for x failed: OSError: [Errno 28] No space left\n\n"
+        "Stack Trace:\n"
+        '  File "/x/dagster/_core/execution/plan/utils.py", line 57, in boundary\n'
+        "    yield\n"
+        '  File "/x/pipelines/publishing.py", line 193, in write_static_site\n'
+        '    raise RuntimeError(f"the static site for {folder.name} failed: {tail}")\n'
+        "\n"
+    )
+    out = io.StringIO()
+    _StackTracesLeftOut(out).write(record)
+    written = out.getvalue()
+    assert "STEP_FAILURE" in written and "[Errno 28] No space left" in written
+    assert "Stack Trace" not in written and 'File "' not in written
+    plain = "2026-11-28 - dagster - INFO - snapshot - staged: 3 signals\n"
+    _StackTracesLeftOut(out := io.StringIO()).write(plain)
+    assert out.getvalue() == plain
