@@ -936,9 +936,6 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
                 store.current_id() == rebuilt != served,
             )
             half = _half_written(run.builder)
-            # the killed build's staged snapshot (the site kill) stays until pruned, its files
-            # sealed or not: it is no pointer's, never opened; only what may be opened counts
-            half = [h for h in half if not h.startswith(tuple(_dead_staged(run.builder, rebuilt)))]
             outcome.check(f"after the {aim}: nothing half-written left ({half})", not half)
             feed = _check_feed(run, outcome, f"after the {aim}", before, cursor, saved)
             steps.append(
@@ -949,28 +946,6 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
         time.sleep(1)
     outcome.check("no failed request", not load.failures)
     outcome.figures += steps
-
-
-def _dead_staged(data: DataDir, current: str) -> list[str]:
-    """Snapshot folders no pointer names and no build will open again: staged by a build that
-    was killed before it published."""
-    named = {current, staged_snapshot_id(data)}
-    return [
-        p.name
-        for p in data.snapshots.iterdir()
-        if p.is_dir()
-        and not p.name.startswith(".")
-        and p.name not in named
-        and not _was_published(p)
-    ]
-
-
-def _was_published(folder: Path) -> bool:
-    """Whether a snapshot folder was published whole: its manifest seals a static site."""
-    try:
-        return "static_site" in open_snapshot(folder, verify=False).manifest.metadata
-    except (SnapshotError, OSError):
-        return False
 
 
 SLOW_CLIENTS = 200  # slowloris connections, headers and bodies each

@@ -243,33 +243,47 @@ def add_files(
     return open_snapshot(opened.path)
 
 
-def _remove_unsealed(opened: OpenedSnapshot) -> None:
-    """Remove every file and folder of ``opened``'s folder that its manifest does not list."""
+def _remove_unsealed(opened: OpenedSnapshot) -> int:
+    """Remove every file and folder of ``opened``'s folder that its manifest does not list;
+    how many files."""
     keep = {entry.file for entry in opened.manifest.tables.values()} | {MANIFEST}
     keep |= set(opened.manifest.files)
     root = str(opened.path)
+    removed = 0
     for current, folders, names in os.walk(root, topdown=False):
         for name in names:
             path = os.path.join(current, name)
             if path[len(root) + 1 :] not in keep:
                 with suppress(OSError):
                     os.unlink(path)
+                    removed += 1
         for name in folders:
             with suppress(OSError):
                 os.rmdir(os.path.join(current, name))  # only once empty
+    return removed
 
 
 def remove_dead_staging(data_dir: DataDir) -> list[str]:
-    """Remove the temporary folders of stagings that died (``kill -9`` of a build while it
-    wrote its snapshot leaves its ``.staging-*`` folder): the names removed. The caller holds
-    the publish lock (``warehouse.locks.publish_lock``), under which every build stages, so no
-    live staging is among them."""
+    """Remove what stagings that died left (``kill -9`` of a build): their ``.staging-*``
+    folders, and the files a build killed while it wrote the static site left in the snapshot
+    ``STAGED`` names, which its manifest does not seal. Returns what was removed. The caller
+    holds the publish lock (``warehouse.locks.publish_lock``), under which every build stages
+    and adds its site, so no live writer is among them."""
     if not data_dir.snapshots.is_dir():
         return []
     dead = sorted(p for p in data_dir.snapshots.glob(STAGING_PREFIX + "*") if p.is_dir())
     for folder in dead:
         shutil.rmtree(folder, ignore_errors=True)
-    return [p.name for p in dead]
+    removed = [p.name for p in dead]
+    staged = staged_snapshot_id(data_dir)
+    if staged is not None and staged != current_snapshot_id(data_dir):
+        try:
+            opened = open_snapshot(data_dir.snapshots / staged, verify=False)
+        except (SnapshotError, OSError):
+            return removed  # nothing to seal back to: left as it is, never published
+        if _remove_unsealed(opened):
+            removed.append(f"{staged}: unsealed files")
+    return removed
 
 
 def switch_current(

@@ -196,6 +196,26 @@ def test_a_dead_staging_folder_is_removed_under_the_publish_lock(tmp_path: Path)
     assert remove_dead_staging(DataDir(tmp_path / "empty")) == []
 
 
+def test_the_site_files_of_a_build_killed_while_writing_them_are_removed(tmp_path: Path) -> None:
+    """``kill -9`` while the static site is written: the staged snapshot keeps the files its
+    manifest seals, nothing of the half-written site, once the next build stages."""
+    data = DataDir(tmp_path)
+    served = publish_snapshot(data, {"signals": frame(1)}, as_of=AS_OF)
+    staged = stage_snapshot(data, {"signals": frame(2)}, as_of=AS_OF)
+    sealed = sorted(p.relative_to(staged.path) for p in staged.path.rglob("*"))
+    (staged.path / "site" / "json").mkdir(parents=True)
+    (staged.path / "site" / "json" / "a.json").write_text("{")  # the kill came here
+    assert remove_dead_staging(data) == [f"{staged.snapshot_id}: unsealed files"]
+    assert sorted(p.relative_to(staged.path) for p in staged.path.rglob("*")) == sealed
+    open_snapshot(staged.path)
+    # the published snapshot is never touched, staged or not
+    (data.snapshots / served.snapshot_id / "extra").write_text("x")
+    switch_current(data, staged)
+    (data.snapshots / staged.snapshot_id / "extra").write_text("x")
+    assert remove_dead_staging(data) == []
+    assert (data.snapshots / staged.snapshot_id / "extra").is_file()
+
+
 def _edit_manifest(opened_path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
     manifest_path = opened_path / "manifest.json"
     raw = json.loads(manifest_path.read_text())
