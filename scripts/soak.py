@@ -202,7 +202,7 @@ def soak(args: argparse.Namespace, work: Path) -> int:
             clients=args.clients,
             rate=args.rate,
             urls=urls,
-            secrets=run.secrets(),
+            secrets=(*run.secrets(), key),
             max_seconds=60 * args.minutes + 120,
         )
         began = time.monotonic()
@@ -243,6 +243,7 @@ def soak(args: argparse.Namespace, work: Path) -> int:
                 converged = False
         verdicts = [judge(samples, component) for component in processes]
         failed_any = bool(load.failures) or bool(publish_failures) or not converged
+        failed_any = failed_any or bool(load.leaks)
         failed_any = failed_any or not all(v.flat for v in verdicts)
         for failure in (load.failures + publish_failures)[:10]:
             note(f"failed: {failure}")
@@ -257,7 +258,8 @@ def soak(args: argparse.Namespace, work: Path) -> int:
         load_average = " ".join(f"{x:.1f}" for x in os.getloadavg())
         sys.stdout.write(
             f"soak: {verdict} | {args.minutes} min, {load.requests:,} requests, non-2xx: "
-            f"{non_2xx}, {load.errors} socket errors, p99 {load.p99() * 1000:.0f} ms | "
+            f"{non_2xx}, {load.errors} socket errors, {len(load.leaks)} answers holding a "
+            f"credential, p99 {load.p99() * 1000:.0f} ms | "
             f"{len(publishes)} publishes ({len(publish_failures)} failed), every replica on the "
             f"last: {'yes' if converged else 'NO'} | first half -> second half medians{weak}: "
             f"{flat} | load average {load_average}\n"
