@@ -211,9 +211,14 @@ def soak(args: argparse.Namespace, work: Path) -> int:
         stop = threading.Event()
 
         def publisher() -> None:
-            """A publish every ``--publish-every`` seconds, in a thread of its own, so the
-            minute samples stay on time however long a publish takes."""
-            while not stop.wait(args.publish_every):
+            """A publish every ``--publish-every`` seconds from the start of the traffic (one
+            that takes longer delays the next, which then starts at once), in a thread of its
+            own, so the minute samples stay on time however long a publish takes."""
+            due = time.monotonic()
+            while True:
+                due += args.publish_every
+                if stop.wait(max(0.0, due - time.monotonic())):
+                    return
                 new = run.stage_copy()
                 done = run.publish(new)
                 if done.returncode != 0:
