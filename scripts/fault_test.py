@@ -954,6 +954,8 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
                 f"{', '.join(left) or 'no temporary folder'}; {len(saved)} numbers saved by the "
                 f"killed build; rebuilt, every replica on it in {converged:.1f} s; {feed}"
             )
+            failed = "; ".join(outcome.failed) or "every check held"
+            note(f"build-kill: {outcome.figures[-1]} ({failed})")  # a long case: as it goes
         time.sleep(1)
     outcome.check("no failed request", not load.failures)
 
