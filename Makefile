@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 TORCH_VERSION := 2.13.0
+# how long `make soak` runs, in minutes (MINUTES=3 for a short run)
+MINUTES ?= 20
 # The data dir as the settings resolve it (AIMI_DATA_DIR, else .env, else ./data), for the targets
 # that need its path; evaluated only when one of them runs, after setup.
 DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_settings; print(load_settings().data_dir.resolve())')
@@ -13,7 +15,7 @@ FIND_LINKS := $(wildcard /opt/wheels)
 PACKAGES := analytics pipelines serving warehouse demo tests $(wildcard cli)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test soak
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
@@ -66,10 +68,15 @@ scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate lim
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/scale_test.py
 
-fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store, a tampered snapshot, a killed publish, a full disk, hostile clients), then a secrets scan; a line per case (docs/deployment.md)
+fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store, a tampered snapshot, a killed publish, a full disk, a killed build, hostile clients), then a secrets scan; a line per case (docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/fault_test.py
+
+soak: setup  ## 20 minutes of mixed keyed traffic through nginx with a publish every 2 minutes: RSS and open files of every server process per minute, 0 failed requests (not in CI; MINUTES=3 for a short run; docs/deployment.md)
+	@scripts/ensure-redis
+	@scripts/ensure-nginx
+	$(BIN)/python scripts/soak.py --minutes $(MINUTES)
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .

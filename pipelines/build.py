@@ -5,6 +5,7 @@ dir: both hold ``build.lock``."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import sys
@@ -22,7 +23,7 @@ from warehouse import clock, locks
 from warehouse.build_record import BuildRecord, CheckOutcome, write_build_record
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice
-from warehouse.snapshot import OpenedSnapshot, open_current
+from warehouse.snapshot import OpenedSnapshot, current_snapshot_id, open_current
 from warehouse.tables import catalog_refreshed_at_the_end
 
 DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -49,6 +50,65 @@ class BuildError(RuntimeError):
 
 class BuildBusy(BuildError):
     """Another build or refresh holds the data dir's build lock."""
+
+
+class DiskFull(BuildError):
+    """The data dir's filesystem filled up during the run: a step's write, Dagster's own
+    run storage (SQLite under ``<data dir>/dagster``) or the catalog's."""
+
+
+# how each writer says it: OSError's errno, SQLite ("database or disk is full"), DuckDB and the
+# site's child process (the OSError's text)
+_FULL_DISK_TEXTS = ("No space left on device", "database or disk is full", "Disk quota exceeded")
+
+
+def _disk_full(exc: BaseException | None, data: DataDir) -> bool:
+    """Whether ``exc`` (or what it was raised from or during) is a full disk. SQLite reports a
+    write that found no room as "disk I/O error" as often as "database or disk is full": that
+    one counts when the data dir's filesystem has less than a page left."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(exc)
+        if any(t in text for t in _FULL_DISK_TEXTS):
+            return True
+        if "disk I/O error" in text and _free_bytes(data) < 4096:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _free_bytes(data: DataDir) -> int:
+    try:
+        return shutil.disk_usage(data.root).free
+    except OSError:
+        return 1 << 62  # unknown: not called full
+
+
+@contextlib.contextmanager
+def _full_disk_stops_the_run(data: DataDir) -> Iterator[None]:
+    """A full disk as ``DiskFull``, one line naming what still serves, not the tracebacks of
+    whichever writer (Dagster's storage, DuckDB, a step) met it first. Nothing was published:
+    ``CURRENT`` moves last, after every write of the run."""
+    try:
+        yield
+    except BuildError:
+        raise
+    except Exception as exc:
+        if not _disk_full(exc, data):
+            raise
+        try:
+            serving = current_snapshot_id(data)
+        except OSError:
+            serving = None
+        still = f"CURRENT still names {serving}" if serving else "no snapshot was published"
+        raise DiskFull(
+            "the data dir's disk is full (No space left on device, "
+            f"{_free_bytes(data):,} bytes free): the run stopped and published nothing; "
+            f"{still}. Free some space and run it again."
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -137,7 +197,11 @@ def build_run(
     """
     if as_of is not None and wall_clock:
         raise ValueError("give as_of or wall_clock, not both")
-    with build_lock(data, wait=True), dagster_instance(data, persistent=persistent) as instance:
+    with (
+        _full_disk_stops_the_run(data),
+        build_lock(data, wait=True),
+        dagster_instance(data, persistent=persistent) as instance,
+    ):
         if as_of is not None:
             clock.pin(data, as_of, by=f"aimi build --as-of {as_of.isoformat()}")
         elif wall_clock:
@@ -158,7 +222,11 @@ def refresh(
 ) -> RefreshReport:
     """Re-materialize the derived views, embed units not embedded yet, publish a snapshot.
     Raises ``BuildBusy`` at once when a build or another refresh is running."""
-    with build_lock(data, wait=False), dagster_instance(data, persistent=persistent) as instance:
+    with (
+        _full_disk_stops_the_run(data),
+        build_lock(data, wait=False),
+        dagster_instance(data, persistent=persistent) as instance,
+    ):
         resource = resource_for_run(data, as_of=as_of)
         run = _materialize(
             data, resource, instance, log_level, trigger="admin-refresh", selection=_REFRESHED

@@ -5,12 +5,15 @@ entry points: ``aimi build`` (``cli.build``) and ``python -m pipelines build``
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -121,14 +124,15 @@ def run_build(data: DataDir, request: BuildRequest) -> int:
 
     logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT)
     try:
-        opened = build(
-            data,
-            as_of=request.as_of,
-            log_level="INFO",
-            force_reextract=request.reextract,
-            decomposer=request.decomposer,
-            wall_clock=request.wall_clock,
-        )
+        with _without_stack_traces():
+            opened = build(
+                data,
+                as_of=request.as_of,
+                log_level="INFO",
+                force_reextract=request.reextract,
+                decomposer=request.decomposer,
+                wall_clock=request.wall_clock,
+            )
     except BuildError as exc:
         sys.stderr.write(f"aimi build: {exc}\n")
         return 1
@@ -138,3 +142,35 @@ def run_build(data: DataDir, request: BuildRequest) -> int:
         f"{counts}\n"
     )
     return 0
+
+
+# a Dagster log record's stack trace: "Stack Trace:" and the indented lines after it
+_STACK_TRACE = re.compile(r"\n*Stack Trace:\n(?:[ \t]+[^\n]*\n?)*")
+
+
+class _StackTracesLeftOut:
+    """stderr for a terminal build: Dagster's console logger writes each record in one call
+    (it looks ``sys.stderr`` up every time), and a failed step's record carries the stack
+    trace of every exception in its chain. The run's event log keeps them (the Dagster UI's
+    run page); the terminal gets each error's own line, and the build's last line says why it
+    stopped."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(_STACK_TRACE.sub("\n", text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _without_stack_traces() -> Iterator[None]:
+    stderr = sys.stderr
+    sys.stderr = _StackTracesLeftOut(stderr)
+    try:
+        yield
+    finally:
+        sys.stderr = stderr

@@ -36,6 +36,7 @@ from warehouse.snapshot import (
     add_files,
     current_snapshot_dir,
     open_current,
+    remove_dead_staging,
     stage_snapshot,
     switch_current,
 )
@@ -123,6 +124,7 @@ def stage_served(
     sequence, never a number given out twice. The lock keeps two builds from interleaving.
     """
     with publish_lock(data):
+        remove_dead_staging(data)  # a build killed while it staged left its folder
         sequenced = assign_change_seqs(
             rendered, read_table(data, "change_state", CHANGE_STATE), now=built_at
         )
@@ -187,8 +189,10 @@ def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, A
         check=False,
     )
     if done.returncode != 0:
-        tail = " ".join(done.stderr.strip().splitlines()[-3:])
-        raise RuntimeError(f"the static site for {folder.name} failed: {tail}")
+        # the child's exception, its last line (``OSError: [Errno 28] No space left on
+        # device``): the traceback before it is the child's, on its stderr
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise RuntimeError(f"the static site for {folder.name} failed: {last.strip()}")
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return {"static_site": report}
 

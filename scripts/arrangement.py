@@ -214,9 +214,9 @@ class SwapWatch:
 @dataclass
 class Load:
     """``clients`` clients through nginx with ``key``, ``rate`` requests a second in all, until
-    stopped (and never past ``LOAD_SECONDS_MAX``). Counts every status, every request that got
-    no answer, every 503 or 429 without ``Retry-After``, and every answer whose body holds one
-    of ``secrets``."""
+    stopped (and never past ``max_seconds``: ``LOAD_SECONDS_MAX`` but in the soak). Counts every
+    status, every request that got no answer, every 503 or 429 without ``Retry-After``, and
+    every answer whose body holds one of ``secrets``."""
 
     base: str
     key: str
@@ -224,6 +224,7 @@ class Load:
     rate: float = LOAD_RATE
     urls: tuple[str, ...] = LOAD_URLS
     secrets: tuple[str, ...] = ()
+    max_seconds: float = LOAD_SECONDS_MAX
     statuses: Counter[int] = field(default_factory=Counter)
     upstreams: Counter[str] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
@@ -238,7 +239,7 @@ class Load:
     seconds: float = 0.0
 
     def client(self, n: int) -> None:
-        deadline = time.monotonic() + LOAD_SECONDS_MAX
+        deadline = time.monotonic() + self.max_seconds
         interval = self.clients / self.rate
         with httpx.Client(base_url=self.base, headers={"X-API-Key": self.key}, timeout=30) as c:
             i = n

@@ -23,10 +23,17 @@ entities, search and health):
   -9 during the store upload, then once the manifest is stored, each time run again: the local
   pointer never ahead of the store's, then one snapshot everywhere, no temporary folder left.
 - ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
-  keeps serving, nothing half-pulled stays; it converges once space returns), then a builder on
-  another tmpfs filled while it stages a snapshot (a clear ``OSError``, ``CURRENT`` unmoved,
-  nothing half-written; staged and published again once space returns). Skipped, saying why,
-  where a tmpfs cannot be mounted.
+  keeps serving, nothing half-pulled stays; it converges once space returns), then a whole
+  `aimi build` (new notes in its inbox) on a copy of the builder on another tmpfs with 30 MiB
+  left: it stops with one clear line (no traceback), ``CURRENT`` unmoved there and on the
+  store, the replicas on their snapshot, nothing half-written; once space returns a rebuild
+  publishes, every replica serves it, and the change feed runs on without a repeat. Skipped,
+  saying why, where a tmpfs cannot be mounted or the builder has no warehouse to build from.
+- ``build-kill``: ``kill -9`` of a whole `aimi build` (new notes in the builder's inbox) once
+  its ``.staging-*`` folder appears, then once the snapshot it staged has site files, each
+  followed by a rebuild: the pointers unmoved, then one snapshot everywhere, nothing
+  half-written left, and the change feed without a repeat and with a gap only at numbers the
+  killed build saved (docs/decisions.md, "Change feed"). The line says where each kill landed.
 - ``hostile``: through nginx, beside the load: a 64 KiB header (400), a 1 MB query string
   (414), 200 slowloris heads and 200 stalled bodies (cut within 15 s), 10,000 distinct invalid
   keys (401; the replicas' RSS and open files before and after), 200 admin guesses (401, then
@@ -50,6 +57,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,6 +74,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analytics.schema import CHANGE_STATE  # noqa: E402
 from scripts import arrangement  # noqa: E402
 from scripts.arrangement import (  # noqa: E402
     AIMI,
@@ -80,16 +89,30 @@ from scripts.arrangement import (  # noqa: E402
     spend_quota,
 )
 from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
+from warehouse.locks import file_lock  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import (  # noqa: E402
+    STAGING_PREFIX,
+    SnapshotError,
     current_snapshot_id,
     open_current,
     open_snapshot,
     stage_snapshot,
+    staged_snapshot_id,
 )
 from warehouse.snapshot_history import prune  # noqa: E402
+from warehouse.tables import read_table  # noqa: E402
 
-CASES = ("redis", "replica", "store", "tamper", "publish-kill", "disk", "hostile")
+CASES = (
+    "redis",
+    "replica",
+    "store",
+    "tamper",
+    "publish-kill",
+    "disk",
+    "build-kill",
+    "hostile",
+)
 QUOTA = 500
 QUOTA_SENT = 600
 TIERS = f'{{"fault": {{"per_minute": {QUOTA}, "per_month": 1000000}}}}'
@@ -97,6 +120,12 @@ REDIS_DOWN_SECONDS = 10.0
 RETRY_AFTER = "5"  # what docs/deployment.md promises while Redis is unreachable
 STORE_DOWN_SECONDS = 6.0  # how long the replicas are kept from a published snapshot
 CONVERGE_LIMIT = 30.0  # seconds from the store returning to every replica serving its snapshot
+# a real build's snapshot: new tables and pages to pull (the demo's whole snapshot, 8,374 files,
+# took 11-15 s alone; docs/benchmarks.md), on a loaded machine
+BUILD_CONVERGE_LIMIT = 120.0
+# how long a build may take to reach the step a kill aims at: at nice 19 on the shared 2 cores
+# (load average 20) the demo's took over 10 minutes
+BUILD_LIMIT = 1800.0
 REFUSE_LIMIT = 30.0  # seconds for every replica to refuse a tampered snapshot
 MARKER = "fault-test.bin"  # a file of each staged copy, unique to it, over the pack's 1 MiB
 
@@ -173,7 +202,7 @@ class Run:
             capture_output=True,
             text=True,
             check=False,
-            timeout=600,
+            timeout=BUILD_LIMIT,
         )
         self.outputs += [done.stdout, done.stderr]
         return done
@@ -495,23 +524,211 @@ def _temporary(data: Path) -> list[str]:
     )
 
 
+NOTES = "fault-test"  # the inbox folder of the notes the build cases add
+BUILD_ROOM = 30 << 20  # what the filler leaves a build: less than its snapshot and site write
+NOTE = """---
+kind: "essay"
+title: "Drill note {tag} {n}: inference capacity is what limits shipping"
+url: "https://example.org/fault-drill/{tag}/{n}"
+published_at: "2026-10-{day:02d}T09:00:00Z"
+author: "Drill Writer {tag}"
+---
+
+My argument is that inference capacity, not training, now limits how fast AI products ship,
+and that the evidence for drill {tag} is in lease contracts rather than in announcements.
+
+First, leases tell the story. Operators signed {n}.4 gigawatts of new inference campus leases
+in September, and most of them start within twelve months.
+
+Second, prices follow scarcity. Hourly rates for inference accelerators rose by {pct}% over the
+quarter while training rates stayed flat.
+
+Skeptics say the leases are speculative. That is why I count signed contracts, not plans.
+"""
+
+
+def _write_notes(data: DataDir, tag: str, count: int = 2) -> None:
+    """``count`` new Markdown essays in ``data``'s inbox (written here, from a template: no
+    corpus text), so that the next build has new signals to number in the change feed."""
+    folder = data.root / "inbox" / NOTES
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(1, count + 1):
+        text = NOTE.format(tag=tag, n=n, day=10 + n, pct=10 + n)
+        (folder / f"{tag}-{n}.md").write_text(text)
+
+
+def _copy_builder(source: DataDir, target: DataDir) -> str:
+    """What a build reads and its published snapshot, copied to ``target`` (its other
+    snapshots left out): the id ``CURRENT`` names."""
+    served = current_snapshot_id(source)
+    assert served is not None
+    target.snapshots.mkdir(parents=True)
+    for name in ("warehouse", "inbox", "dagster"):
+        shutil.copytree(source.root / name, target.root / name)
+    for name in ("clock.json", "catalog.duckdb"):
+        if (source.root / name).is_file():
+            shutil.copy2(source.root / name, target.root / name)
+    shutil.copytree(source.snapshots / served, target.snapshots / served)
+    shutil.copy(source.current_pointer, target.current_pointer)
+    return served
+
+
+def _give_back(run: Run, builder: DataDir, snapshot_id: str) -> bool:
+    """The usual builder takes over ``builder``'s state (its warehouse, with the change feed's
+    numbering, its inbox and the snapshot it published), so the next cases build on one
+    lineage, as a deployment's one builder does; True when its ``CURRENT`` names the
+    snapshot again."""
+    for name in ("warehouse", "inbox"):
+        shutil.rmtree(run.builder.root / name)
+        shutil.copytree(builder.root / name, run.builder.root / name)
+    if not (run.builder.snapshots / snapshot_id).is_dir():
+        shutil.copytree(builder.snapshots / snapshot_id, run.builder.snapshots / snapshot_id)
+    return run.aimi("snapshots", "rollback", snapshot_id).returncode == 0
+
+
+def _served_seqs(data: DataDir) -> dict[str, int]:
+    """The change feed's numbers the current snapshot of ``data`` serves, by signal."""
+    opened = open_current(data, verify=False)
+    assert opened is not None
+    frame = opened.read_table("signals").select("signal_id", "change_seq")
+    return dict(zip(frame["signal_id"].to_list(), frame["change_seq"].to_list(), strict=True))
+
+
+def _saved_seqs(data: DataDir) -> set[int]:
+    """Every number the change feed's numbering (``change_state``) holds in ``data``."""
+    return set(read_table(data, "change_state", CHANGE_STATE)["change_seq"].to_list())
+
+
+def _read_feed(front: str, key: str, cursor: str | None = None) -> tuple[list[str], str | None]:
+    """``GET /v1/signals?sort=changed`` through nginx, page after page from ``cursor``: the
+    signal ids in the order given, and the last ``next_cursor`` (the one to keep)."""
+    import httpx
+
+    ids: list[str] = []
+    with httpx.Client(base_url=front, headers={"X-API-Key": key}, timeout=30) as client:
+        while True:
+            params: dict[str, str | int] = {"sort": "changed", "limit": 50}
+            if cursor:
+                params["cursor"] = cursor
+            page = client.get("/v1/signals", params=params)
+            page.raise_for_status()
+            body = page.json()
+            ids += [card["signal_id"] for card in body["signals"]]
+            cursor = body["next_cursor"] or cursor
+            if not body["has_more"]:
+                return ids, cursor
+
+
+def _check_feed(
+    run: Run,
+    outcome: Outcome,
+    what: str,
+    before: dict[str, int],
+    cursor: str | None,
+    saved: set[int],
+) -> str:
+    """The change feed after a failed or killed build and the rebuild that followed, against
+    the one served ``before`` (signal -> number) and the numbers the failed run saved
+    (``saved``, read from ``change_state`` right after it). docs/decisions.md "Change feed":
+    numbers are saved before the snapshot goes live, so a failed publish may leave a gap,
+    never a number given twice. Checked: every served number once; a number served before
+    names the same signal after; the new numbers run on from the highest served before, with
+    gaps only at numbers the failed run saved; the feed through nginx lists every signal
+    once in that order; a reader polling from the cursor kept before gets exactly the new and
+    changed signals, once each. Returns the figures."""
+    after = _served_seqs(run.builder)
+    feed, _ = _read_feed(run.parts.front, run.dev_key)
+    polled, _ = _read_feed(run.parts.front, run.dev_key, cursor)
+    numbers = list(after.values())
+    outcome.check(f"{what}: every change_seq served once", len(set(numbers)) == len(numbers))
+    named = {seq: sid for sid, seq in before.items()}
+    repeated = [seq for sid, seq in after.items() if named.get(seq, sid) != sid]
+    outcome.check(f"{what}: no number given to a second signal", not repeated)
+    high = max(before.values(), default=0)
+    new = sorted(seq for seq in numbers if seq > high)
+    gap = set(range(high + 1, (new[-1] if new else high) + 1)) - set(new)
+    outcome.check(f"{what}: new numbers after the kill", bool(new))
+    outcome.check(
+        f"{what}: a gap only at numbers the failed run saved ({sorted(gap)[:5]})", gap <= saved
+    )
+    in_order = sorted(after, key=after.__getitem__)
+    outcome.check(f"{what}: the feed through nginx lists every signal once", feed == in_order)
+    fresh = [sid for sid in in_order if after[sid] > high]
+    outcome.check(f"{what}: a reader polling on gets the new signals once each", polled == fresh)
+    return (
+        f"change feed: {len(before):,} -> {len(after):,} signals, numbers "
+        f"{high + 1}-{new[-1] if new else high} new ({len(new)}), gap {len(gap)}, repeats "
+        f"{len(repeated)}; a reader polling from its cursor got {len(polled)}"
+    )
+
+
+def _unsealed(folder: Path) -> int:
+    """Files in a snapshot folder its manifest does not list (a writer's leftovers)."""
+    opened = open_snapshot(folder, verify=False)
+    listed = {e.file for e in opened.manifest.tables.values()} | set(opened.manifest.files)
+    listed.add("manifest.json")
+    return sum(
+        1 for p in folder.rglob("*") if p.is_file() and str(p.relative_to(folder)) not in listed
+    )
+
+
+def _half_written(data: DataDir) -> list[str]:
+    """What a failed or killed build must never leave where it could be opened: a temporary
+    folder (``.staging-*``, ``.pulling-*``, ``.pack-*``), a temporary catalog, a snapshot
+    folder with files its manifest does not seal, or ``STAGED``/``CURRENT`` naming one that
+    does not verify."""
+    found = [f"snapshots/{name}" for name in _temporary(data.root)]
+    found += [p.name for p in data.root.glob(".catalog-*")]
+    if data.snapshots.is_dir():
+        for folder in sorted(data.snapshots.iterdir()):
+            if folder.is_dir() and not folder.name.startswith("."):
+                try:
+                    extra = _unsealed(folder)
+                except (SnapshotError, OSError):
+                    extra = -1
+                if extra:
+                    found.append(f"{folder.name} ({extra} unsealed files)")
+    for pointer in (data.staged_pointer, data.current_pointer):
+        if pointer.is_file():
+            named = data.snapshots / pointer.read_text().strip()
+            try:
+                open_snapshot(named, thorough=True)
+            except (SnapshotError, OSError) as exc:
+                found.append(f"{pointer.name} names a snapshot that does not verify: {exc}")
+    return found
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
 def case_disk(run: Run, outcome: Outcome) -> None:
-    """The disk full twice: under replica b's data dir while it pulls a new snapshot, and under
-    a builder while it stages one (what a build's publish step writes)."""
+    """The disk full twice: under replica b's data dir while it pulls a new snapshot, and
+    under a builder during a whole `aimi build` (new notes in its inbox), then a rebuild
+    once space returns."""
     parts = run.parts
     stack = run.stack
     served = current_snapshot_id(run.builder)
     assert served is not None
+    if not (run.builder.root / "warehouse").is_dir():
+        outcome.skipped = "the builder has no warehouse to build from (--builder of a snapshot)"
+        return
     size = _folder_bytes(run.builder.snapshots / served)
+    builder_bytes = size + sum(
+        _folder_bytes(run.builder.root / name) for name in ("warehouse", "inbox", "dagster")
+    )
     disk_b = parts.run_dir / "disk-b"
     disk_builder = parts.run_dir / "disk-builder"
     try:
-        # room for one snapshot and 16 MiB: the filler takes all but 512 KiB of it, so the new
-        # snapshot's MARKER (1 MiB) will not fit; once it is gone, b pulls that snapshot and,
-        # in the builder's part, one more (each links the unchanged files of the one before:
-        # about 4.4 MB on the demo). With 4 MiB the second pull found the disk full again.
-        _mount_small(stack, disk_b, size + (16 << 20))
-        _mount_small(stack, disk_builder, 2 * size + (8 << 20))
+        # room for two snapshots and 32 MiB: the filler takes all but 512 KiB of it, so the
+        # new snapshot's MARKER (1 MiB) will not fit; once it is gone, b pulls that snapshot
+        # (its unchanged files linked) and then the builder's rebuild (a real build: new
+        # tables and pages, a snapshot's worth when every signal's detail changed)
+        _mount_small(stack, disk_b, 2 * size + (32 << 20))
+        # the builder, its failed build (filled to BUILD_ROOM), then a rebuild: a snapshot's
+        # worth for each
+        _mount_small(stack, disk_builder, builder_bytes + 2 * size + (64 << 20))
     except NoMount as exc:
         outcome.skipped = str(exc)
         return
@@ -546,46 +763,201 @@ def case_disk(run: Run, outcome: Outcome) -> None:
             outcome.failed.append(str(exc))
         b_ids = run.serving()["b"]
         outcome.check("b kept serving its snapshot", b_ids == {served})
-        left_b = _temporary(new_dir)
-        outcome.check("nothing half-pulled left on b", not left_b)
+        # b retries every poll, each pull in a temporary folder of its own: with b's pull lock
+        # held here no pull runs, so a temporary folder seen now is one a failed pull left
+        with file_lock(new_dir / ".pull.lock"):
+            left_b = _half_written(DataDir(new_dir))
+        outcome.check(f"nothing half-pulled left on b ({left_b})", not left_b)
         note("disk: space returns on b")
         filler.unlink()
         converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+        outcome.figures.append(
+            f"replica b's disk full during a pull: kept serving, nothing half-pulled, on the new "
+            f"snapshot {converged:.1f} s after space returned"
+        )
 
-        note("disk: a builder on a small filesystem stages a snapshot, then it fills up")
+        note("disk: a builder on a small filesystem; `aimi build` of new notes, the disk full")
         builder = DataDir(disk_builder / "data")
-        builder.snapshots.mkdir(parents=True)
-        shutil.copytree(run.builder.snapshots / new, builder.snapshots / new)
-        shutil.copy(run.builder.current_pointer, builder.current_pointer)
-        filler = _fill(disk_builder, leave=size // 2)
-        error = ""
-        try:
-            run.stage_copy(builder)
-        except OSError as exc:
-            error = f"{type(exc).__name__}: {exc.strerror}"
-        outcome.check("staging on a full disk failed", "No space left" in error)
+        builder.root.mkdir()
+        _copy_builder(run.builder, builder)
+        shutil.rmtree(builder.root / "inbox" / NOTES, ignore_errors=True)  # earlier runs'
+        _write_notes(builder, f"disk-{os.urandom(3).hex()}")
+        before = _served_seqs(run.builder)
+        _, cursor = _read_feed(parts.front, run.dev_key)
+        filler = _fill(disk_builder, leave=BUILD_ROOM)
+        began = time.monotonic()
+        failed = run.aimi("build", data=builder.root)
+        failed_in = time.monotonic() - began
+        error = _last_line(failed.stderr)
+        outcome.check("the build on a full disk failed", failed.returncode == 1)
+        outcome.check(
+            "it said so in its last line, naming the full disk",
+            error.startswith("aimi build: ") and "No space left on device" in error,
+        )
+        outcome.check(
+            "no uncaught traceback", "Traceback (most recent call last)" not in failed.stderr
+        )
+        outcome.check("no source line in its error", 'File "' not in error)
         outcome.check("the builder's CURRENT did not move", current_snapshot_id(builder) == new)
-        left_builder = _temporary(builder.root)
-        outcome.check("no half-written snapshot left on the builder", not left_builder)
+        outcome.check(
+            "the store's CURRENT did not move",
+            parts.store is not None and parts.store.current_id() == new,
+        )
+        outcome.check(
+            "every replica kept serving its snapshot",
+            all(ids == {new} for ids in run.serving().values()),
+        )
+        left_builder = _half_written(builder)
+        outcome.check(f"nothing half-written on the builder ({left_builder})", not left_builder)
+        saved = _saved_seqs(builder) - set(before.values())
+        outcome.figures.append(
+            f"`aimi build` with {BUILD_ROOM >> 20} MiB free: failed in {failed_in:.0f} s "
+            f"({error[:300]!r}), CURRENT unmoved here and on the store, nothing half-written "
+            f"({len(saved)} change numbers saved by it)"
+        )
+        note("disk: space returns on the builder; building again")
         filler.unlink()
-        rebuilt = run.stage_copy(builder)
-        again = run.publish(rebuilt, data=builder.root)
-        outcome.check("staged and published again once space returned", again.returncode == 0)
-        rebuilt_in = run.wait_all_serve(rebuilt, CONVERGE_LIMIT)
+        rebuilt_run = run.aimi("build", data=builder.root)
+        outcome.check(
+            f"the rebuild succeeded ({_last_line(rebuilt_run.stderr)[:200]})",
+            rebuilt_run.returncode == 0,
+        )
+        rebuilt = current_snapshot_id(builder)
+        assert rebuilt is not None
+        # the usual builder first: the next cases build on this lineage whatever happens here
+        outcome.check(
+            "the usual builder takes the snapshot back", _give_back(run, builder, rebuilt)
+        )
+        rebuilt_in = run.wait_all_serve(rebuilt, BUILD_CONVERGE_LIMIT)
+        feed = _check_feed(run, outcome, "disk", before, cursor, saved)
+        outcome.figures.append(
+            f"rebuilt once space returned, every replica on it in {rebuilt_in:.1f} s | {feed}"
+        )
+        # b back on its own data dir: its tmpfs has room for two snapshots, not the five a
+        # replica keeps, and the next cases publish more
+        note("disk: replica b back on its own data dir")
+        parts.servers["b"].kill()
+        parts.data_dirs.pop("b")
+        parts.start_replica("b")
+        parts.wait_serving("b", rebuilt)
         time.sleep(1)
     outcome.check("no failed request", not load.failures)
-    outcome.figures.append(
-        f"replica b's disk full during a pull: kept serving, nothing half-pulled, on the new "
-        f"snapshot {converged:.1f} s after space returned | the builder's disk full while "
-        f"staging: {error!r}, CURRENT unmoved, nothing half-written; staged and published again"
-        f" once space returned, every replica on it in {rebuilt_in:.1f} s"
-    )
-    # the cases after this one publish from the usual builder: it holds the last snapshot too
-    shutil.copytree(builder.snapshots / rebuilt, run.builder.snapshots / rebuilt)
-    outcome.check(
-        "the usual builder takes the snapshot back",
-        run.aimi("snapshots", "rollback", rebuilt).returncode == 0,
-    )
+
+
+def _kill_point(data: DataDir, aim: str, staged_before: str | None) -> str | None:
+    """Where a running build is, when it is inside the step ``aim`` (``staging``: its
+    ``.staging-*`` folder exists; ``site``: the snapshot it staged has a ``site`` folder with
+    files in it), else None."""
+    if aim == "staging":
+        staging = _temporary(data.root)
+        staging = [name for name in staging if name.startswith(STAGING_PREFIX)]
+        return f"writing {staging[0]}" if staging else None
+    staged = staged_snapshot_id(data)
+    if staged is None or staged == staged_before:
+        return None
+    site = data.snapshots / staged / "site"
+    try:
+        written = sum(1 for p in site.rglob("*") if p.is_file())
+    except OSError:
+        return None
+    return f"{written:,} site files of {_short(staged)} written" if written > 50 else None
+
+
+def case_build_kill(run: Run, outcome: Outcome) -> None:
+    """``kill -9`` of a whole ``aimi build`` (new notes in the builder's inbox) while it stages
+    its snapshot, then while it writes the static site, each followed by a rebuild: the
+    pointers unmoved by the kill, then one snapshot everywhere, nothing half-written left,
+    and the change feed without a repeat, with a gap only where docs/decisions.md allows one
+    (the store upload and the pointer moves: ``publish-kill``)."""
+    parts = run.parts
+    store = parts.store
+    assert store is not None
+    if not (run.builder.root / "warehouse").is_dir():
+        outcome.skipped = "the builder has no warehouse to build from (--builder of a snapshot)"
+        return
+    with run.load() as load:
+        outcome.load = load
+        for aim in ("staging", "site"):
+            served = current_snapshot_id(run.builder)
+            before = _served_seqs(run.builder)
+            _, cursor = _read_feed(parts.front, run.dev_key)
+            shutil.rmtree(run.builder.root / "inbox" / NOTES, ignore_errors=True)
+            _write_notes(run.builder, f"kill-{aim}-{os.urandom(3).hex()}")
+            staged_before = staged_snapshot_id(run.builder)
+            log = parts.run_dir / f"build-kill-{aim}.log"
+            with log.open("wb") as out:
+                build = subprocess.Popen(
+                    [str(AIMI), "build"],
+                    env=parts.builder_env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # the site's child process dies with it
+                )
+            began = time.monotonic()
+            where: list[str] = []
+
+            def reached(
+                aim: str = aim,
+                build: subprocess.Popen[bytes] = build,
+                staged_before: str | None = staged_before,
+                where: list[str] = where,
+            ) -> bool:
+                if build.poll() is not None:
+                    return True
+                point = _kill_point(run.builder, aim, staged_before)
+                if point is not None:
+                    where.append(point)
+                return point is not None
+
+            try:
+                arrangement.wait_until(f"the build to reach its {aim}", reached, BUILD_LIMIT)
+            finally:  # killed also when the wait failed: a build left running holds the lock
+                killed = build.poll() is None
+                if killed:
+                    os.killpg(build.pid, signal.SIGKILL)
+                build.wait()
+            took = time.monotonic() - began
+            run.outputs.append(log.read_text(errors="replace"))
+            landed = where[0] if where else "nowhere: it finished first"
+            outcome.check(f"the kill landed in the {aim} ({landed})", killed and bool(where))
+            outcome.check(
+                f"killed in the {aim}: the builder's CURRENT unmoved",
+                current_snapshot_id(run.builder) == served,
+            )
+            outcome.check(
+                f"killed in the {aim}: the store's CURRENT unmoved", store.current_id() == served
+            )
+            outcome.check(
+                f"killed in the {aim}: every replica kept serving its snapshot",
+                all(ids == {served} for ids in run.serving().values()),
+            )
+            saved = _saved_seqs(run.builder) - set(before.values())
+            left = _temporary(run.builder.root)
+            note(f"build-kill: killed in the {aim} ({landed}); building again")
+            again = run.aimi("build")
+            outcome.check(
+                f"the rebuild after the {aim} succeeded ({_last_line(again.stderr)[:200]})",
+                again.returncode == 0,
+            )
+            rebuilt = current_snapshot_id(run.builder)
+            assert rebuilt is not None
+            converged = run.wait_all_serve(rebuilt, BUILD_CONVERGE_LIMIT)
+            outcome.check(
+                f"after the {aim}: one snapshot everywhere",
+                store.current_id() == rebuilt != served,
+            )
+            half = _half_written(run.builder)
+            outcome.check(f"after the {aim}: nothing half-written left ({half})", not half)
+            feed = _check_feed(run, outcome, f"after the {aim}", before, cursor, saved)
+            outcome.figures.append(
+                f"{aim}: killed {took:.0f} s into the build, {landed}; left "
+                f"{', '.join(left) or 'no temporary folder'}; {len(saved)} numbers saved by the "
+                f"killed build; rebuilt, every replica on it in {converged:.1f} s; {feed}"
+            )
+            failed = "; ".join(outcome.failed) or "every check held"
+            note(f"build-kill: {outcome.figures[-1]} ({failed})")  # a long case: as it goes
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
 
 
 SLOW_CLIENTS = 200  # slowloris connections, headers and bodies each
@@ -874,6 +1246,7 @@ CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "disk": case_disk,
     "hostile": case_hostile,
     "publish-kill": case_publish_kill,
+    "build-kill": case_build_kill,
 }
 
 

@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
 KEEP_SNAPSHOTS = 5
+STAGING_PREFIX = ".staging-"  # a snapshot being written, renamed whole once sealed
 
 
 class SnapshotError(RuntimeError):
@@ -166,7 +168,7 @@ def stage_snapshot(
     built_at = (built_at or datetime.now(UTC)).astimezone(UTC)
     as_of = as_of.astimezone(UTC)
     data_dir.snapshots.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=data_dir.snapshots))
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=data_dir.snapshots))
     try:
         entries: dict[str, TableEntry] = {}
         for name, frame in tables.items():
@@ -217,22 +219,71 @@ def add_files(
             f"snapshot {opened.snapshot_id} is published already; files are added only before "
             "CURRENT moves to it"
         )
-    extra_metadata = dict(write_files(opened.path))
     sealed = opened.manifest.files
-    # only the new files are hashed here; verifying below re-reads every file once, so a
-    # writer that changed a sealed file is caught before the snapshot can be published
-    manifest = replace(
-        opened.manifest,
-        metadata={**opened.manifest.metadata, **extra_metadata},
-        files={
-            **sealed,
-            **_file_entries(
-                opened.path, opened.manifest.tables, skip=set(sealed), linked_from=linked_from
-            ),
-        },
-    )
-    _write_manifest(opened.path, manifest)
+    try:
+        extra_metadata = dict(write_files(opened.path))
+        # only the new files are hashed here; verifying below re-reads every file once, so a
+        # writer that changed a sealed file is caught before the snapshot can be published
+        manifest = replace(
+            opened.manifest,
+            metadata={**opened.manifest.metadata, **extra_metadata},
+            files={
+                **sealed,
+                **_file_entries(
+                    opened.path, opened.manifest.tables, skip=set(sealed), linked_from=linked_from
+                ),
+            },
+        )
+        _write_manifest(opened.path, manifest)
+    except BaseException:
+        # a writer that failed half way (the disk full during the static site): the snapshot
+        # goes back to what its manifest seals, so no half-written file stays in it
+        _remove_unsealed(opened)
+        raise
     return open_snapshot(opened.path)
+
+
+def _remove_unsealed(opened: OpenedSnapshot) -> int:
+    """Remove every file and folder of ``opened``'s folder that its manifest does not list;
+    how many files."""
+    keep = {entry.file for entry in opened.manifest.tables.values()} | {MANIFEST}
+    keep |= set(opened.manifest.files)
+    root = str(opened.path)
+    removed = 0
+    for current, folders, names in os.walk(root, topdown=False):
+        for name in names:
+            path = os.path.join(current, name)
+            if path[len(root) + 1 :] not in keep:
+                with suppress(OSError):
+                    os.unlink(path)
+                    removed += 1
+        for name in folders:
+            with suppress(OSError):
+                os.rmdir(os.path.join(current, name))  # only once empty
+    return removed
+
+
+def remove_dead_staging(data_dir: DataDir) -> list[str]:
+    """Remove what stagings that died left (``kill -9`` of a build): their ``.staging-*``
+    folders, and the files a build killed while it wrote the static site left in the snapshot
+    ``STAGED`` names, which its manifest does not seal. Returns what was removed. The caller
+    holds the publish lock (``warehouse.locks.publish_lock``), under which every build stages
+    and adds its site, so no live writer is among them."""
+    if not data_dir.snapshots.is_dir():
+        return []
+    dead = sorted(p for p in data_dir.snapshots.glob(STAGING_PREFIX + "*") if p.is_dir())
+    for folder in dead:
+        shutil.rmtree(folder, ignore_errors=True)
+    removed = [p.name for p in dead]
+    staged = staged_snapshot_id(data_dir)
+    if staged is not None and staged != current_snapshot_id(data_dir):
+        try:
+            opened = open_snapshot(data_dir.snapshots / staged, verify=False)
+        except (SnapshotError, OSError):
+            return removed  # nothing to seal back to: left as it is, never published
+        if _remove_unsealed(opened):
+            removed.append(f"{staged}: unsealed files")
+    return removed
 
 
 def switch_current(

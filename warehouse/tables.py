@@ -93,19 +93,31 @@ def _is_deferred(data_dir: DataDir) -> bool:
 def catalog_refreshed_at_the_end(data_dir: DataDir) -> Iterator[None]:
     """Within it, ``write_table`` adds no views for new tables; one refresh at the end (after a
     failure too) adds them all. A cold build writes some twenty new tables, and a refresh
-    rebuilds every view: one at the end instead of one per new table."""
+    rebuilds every view: one at the end instead of one per new table. When the block failed, a
+    refresh that fails too (the disk is full) is logged, never raised over the block's error."""
     root = data_dir.root.resolve()
     with _deferred_lock:
         _deferred[root] = _deferred.get(root, 0) + 1
     try:
         yield
-    finally:
-        with _deferred_lock:
-            _deferred[root] -= 1
-            if not _deferred[root]:
-                del _deferred[root]
+    except BaseException:
+        _stop_deferring(root)
         if data_dir.root.is_dir():
-            refresh_catalog(data_dir)
+            try:
+                refresh_catalog(data_dir)
+            except (OSError, duckdb.Error) as exc:
+                log.warning("catalog not refreshed after the failure: %s", exc)
+        raise
+    _stop_deferring(root)
+    if data_dir.root.is_dir():
+        refresh_catalog(data_dir)
+
+
+def _stop_deferring(root: Path) -> None:
+    with _deferred_lock:
+        _deferred[root] -= 1
+        if not _deferred[root]:
+            del _deferred[root]
 
 
 def _quote(value: str) -> str:

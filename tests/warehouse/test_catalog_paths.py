@@ -54,3 +54,22 @@ def test_a_run_refreshes_the_catalog_once_at_its_end(tmp_path: Path) -> None:
     # outside a run, a new table gets its view at once, as before
     write_table(data, "entities", pl.DataFrame({"entity_id": ["ent:/x"]}))
     assert "entities" in views()
+
+
+def test_a_refresh_that_fails_after_a_failed_run_never_hides_its_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk full during a build: the step's error is what the caller sees, not the
+    catalog's own failure to refresh on the same full disk (logged instead)."""
+    import warehouse.tables as tables
+
+    def full(_data: DataDir) -> Path:
+        raise duckdb.IOException('Could not write file ".catalog-x.duckdb": No space left')
+
+    monkeypatch.setattr(tables, "refresh_catalog", full)
+    data = DataDir(tmp_path / "data")
+    data.root.mkdir()
+    with pytest.raises(RuntimeError, match="the step failed"), catalog_refreshed_at_the_end(data):
+        raise RuntimeError("the step failed")
+    with pytest.raises(duckdb.IOException), catalog_refreshed_at_the_end(data):
+        pass  # a run that went well: its refresh's error is raised

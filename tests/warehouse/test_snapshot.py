@@ -11,6 +11,7 @@ import pytest
 
 from warehouse.paths import DataDir
 from warehouse.snapshot import (
+    STAGING_PREFIX,
     SnapshotError,
     add_files,
     current_snapshot_id,
@@ -18,6 +19,7 @@ from warehouse.snapshot import (
     open_snapshot,
     open_staged,
     publish_snapshot,
+    remove_dead_staging,
     stage_snapshot,
     switch_current,
 )
@@ -153,6 +155,65 @@ def test_a_writer_that_changes_a_sealed_file_is_caught(tmp_path: Path) -> None:
     staged = stage_snapshot(data, {"signals": frame(1)}, as_of=AS_OF, write_files=index)
     with pytest.raises(SnapshotError, match="index.bin does not match"):
         add_files(data, staged, lambda folder: {"bytes": (folder / "index.bin").write_bytes(b"2")})
+
+
+def test_a_writer_that_fails_half_way_leaves_only_what_the_manifest_seals(
+    tmp_path: Path,
+) -> None:
+    """The disk full while the static site is written (the fault test's ``disk`` case): the
+    staged snapshot goes back to its sealed files, so nothing half-written stays in it."""
+    data = DataDir(tmp_path)
+
+    def index(folder: Path) -> dict[str, int]:
+        (folder / "lexical").mkdir()
+        (folder / "lexical" / "index.bin").write_bytes(b"1")
+        return {}
+
+    staged = stage_snapshot(data, {"signals": frame(2)}, as_of=AS_OF, write_files=index)
+    sealed = sorted(p.relative_to(staged.path) for p in staged.path.rglob("*"))
+
+    def full_disk(folder: Path) -> dict[str, int]:
+        (folder / "site" / "json").mkdir(parents=True)
+        (folder / "site" / "json" / "a.json").write_text("{}")
+        (folder / "lexical" / "extra.bin").write_bytes(b"2")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        add_files(data, staged, full_disk)
+    assert sorted(p.relative_to(staged.path) for p in staged.path.rglob("*")) == sealed
+    assert open_staged(data) == open_snapshot(staged.path)  # still whole, and still staged
+
+
+def test_a_dead_staging_folder_is_removed_under_the_publish_lock(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    served = publish_snapshot(data, {"signals": frame(1)}, as_of=AS_OF)
+    dead = data.snapshots / f"{STAGING_PREFIX}abc123"  # a build killed -9 while it staged
+    (dead / "lexical").mkdir(parents=True)
+    (dead / "signals.parquet").write_bytes(b"half")
+    assert remove_dead_staging(data) == [dead.name]
+    assert not dead.exists() and (data.snapshots / served.snapshot_id).is_dir()
+    assert remove_dead_staging(data) == []
+    assert remove_dead_staging(DataDir(tmp_path / "empty")) == []
+
+
+def test_the_site_files_of_a_build_killed_while_writing_them_are_removed(tmp_path: Path) -> None:
+    """``kill -9`` while the static site is written: the staged snapshot keeps the files its
+    manifest seals, nothing of the half-written site, once the next build stages."""
+    data = DataDir(tmp_path)
+    served = publish_snapshot(data, {"signals": frame(1)}, as_of=AS_OF)
+    staged = stage_snapshot(data, {"signals": frame(2)}, as_of=AS_OF)
+    sealed = sorted(p.relative_to(staged.path) for p in staged.path.rglob("*"))
+    (staged.path / "site" / "json").mkdir(parents=True)
+    (staged.path / "site" / "json" / "a.json").write_text("{")  # the kill came here
+    assert remove_dead_staging(data) == [f"{staged.snapshot_id}: unsealed files"]
+    assert sorted(p.relative_to(staged.path) for p in staged.path.rglob("*")) == sealed
+    open_snapshot(staged.path)
+    # the published snapshot is never touched, staged or not
+    (data.snapshots / served.snapshot_id / "extra").write_text("x")
+    switch_current(data, staged)
+    (data.snapshots / staged.snapshot_id / "extra").write_text("x")
+    assert remove_dead_staging(data) == []
+    assert (data.snapshots / staged.snapshot_id / "extra").is_file()
 
 
 def _edit_manifest(opened_path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
