@@ -109,7 +109,7 @@ def _load(choice: BuildEncoderChoice, cache_dir: Path, threads: int) -> BuildEnc
     dest = onnx_model_path(cache_dir, "fp32")
     try:
         path = export_onnx(dest, precision="fp32").path
-        encoder = OnnxEncoder(path, threads=threads, spinning=False)
+        encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
     except Exception as exc:
         raise BuildEncoderUnavailable(
             f"the build's ONNX encoder could not be made at {dest} "
