@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -170,3 +171,40 @@ def refresh_catalog(data_dir: DataDir) -> Path:
         Path(tmp).unlink(missing_ok=True)
         Path(tmp + ".wal").unlink(missing_ok=True)
     return data_dir.catalog
+
+
+# A pass split into chunks (docs/design.md §7) writes each chunk's rows here, under the run
+# and the step, for the step that collects them; that step removes the folder.
+PARTS_FOLDER = ".parts"
+
+
+def _part_path(data_dir: DataDir, run_id: str, step: str, chunk: int, name: str) -> Path:
+    return data_dir.warehouse / PARTS_FOLDER / run_id / step / f"{chunk:04d}-{name}.parquet"
+
+
+def write_part(
+    data_dir: DataDir, run_id: str, step: str, chunk: int, name: str, frame: pl.DataFrame
+) -> None:
+    """One chunk's rows of table ``name``, for the step of run ``run_id`` that collects them."""
+    atomic_write_parquet(frame, _part_path(data_dir, run_id, step, chunk, name))
+
+
+def read_part(
+    data_dir: DataDir, run_id: str, step: str, chunk: int, name: str, schema: pl.Schema
+) -> pl.DataFrame | None:
+    """A chunk's rows written by ``write_part`` (``None`` when that chunk wrote none)."""
+    path = _part_path(data_dir, run_id, step, chunk, name)
+    if not path.exists():
+        return None
+    return pl.read_parquet(path).select(schema.names()).cast(schema)
+
+
+def drop_parts(data_dir: DataDir, run_id: str, step: str) -> None:
+    """Remove a collected step's parts (and the run's folder once it is empty)."""
+    folder = data_dir.warehouse / PARTS_FOLDER / run_id / step
+    if folder.is_dir():
+        for path in folder.iterdir():
+            path.unlink(missing_ok=True)
+        folder.rmdir()
+    with contextlib.suppress(OSError):
+        folder.parent.rmdir()
