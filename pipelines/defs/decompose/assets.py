@@ -376,6 +376,7 @@ def _part(data: DataDir, run_id: str, chunk: Chunk, name: str, schema: pl.Schema
 
 @dg.graph_multi_asset(
     name="units",
+    group_name="decompose",
     outs={
         spec.key.to_user_string(): graph_out(spec)
         for spec in (

@@ -144,6 +144,7 @@ UNIT_EMBEDDINGS_TABLE = dg.AssetSpec(
 
 @dg.graph_multi_asset(
     name="unit_embeddings",
+    group_name="search",
     outs={"unit_embeddings": graph_out(UNIT_EMBEDDINGS_TABLE)},
     ins={"units": dg.AssetIn(key=UNITS_TABLE.key, dagster_type=dg.Nothing)},
 )

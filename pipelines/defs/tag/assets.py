@@ -319,6 +319,7 @@ def collect_themes(
 
 @dg.graph_multi_asset(
     name="signal_themes",
+    group_name="tag",
     outs={"signal_themes": graph_out(SIGNAL_THEMES_TABLE)},
     ins={"signals": dg.AssetIn(key=signals.key, dagster_type=dg.Nothing)},
 )
