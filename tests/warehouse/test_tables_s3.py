@@ -5,6 +5,9 @@ bucket. Against a real local S3 server (moto's, ``tests.s3_server``), no test do
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +19,7 @@ from analytics.schema import UNITS
 from tests.s3_server import S3Server, moto_server
 from warehouse import tables
 from warehouse.paths import DataDir
+from warehouse.snapshot import open_current
 from warehouse.tables import (
     PARTS_FOLDER,
     S3Tables,
@@ -30,6 +34,7 @@ from warehouse.tables import (
 )
 
 _prefixes = iter(range(10_000))
+AS_OF = datetime(2026, 7, 1, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -106,14 +111,27 @@ def test_a_build_keeps_its_warehouse_in_the_bucket(
     data = DataDir(tmp_path / "data")
     data.inbox.mkdir(parents=True)
     write(data.inbox / "batch.jsonl", [record(1), *(news(n) for n in range(3))])
-    opened = build(
-        data, as_of=datetime(2026, 7, 1, tzinfo=UTC), persistent=False, processes=processes
-    )
+    if processes == 1:
+        build(data, as_of=AS_OF, persistent=False)
+    else:
+        # as an operator runs it: `python -m pipelines build --processes 2` (what `aimi build`
+        # runs), its steps in processes of their own that find the tables only in the bucket.
+        # A process of its own, too, because the executor's fork server keeps the environment
+        # of the first multiprocess run in a process, and this test's bucket is its own.
+        command = [sys.executable, "-m", "pipelines", "build", "--as-of", AS_OF.isoformat()]
+        command += ["--processes", "2", "--data-dir", str(data.root)]
+        done = subprocess.run(
+            command, env=os.environ.copy(), capture_output=True, text=True, timeout=900
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "published snapshot" in done.stdout
     keys = _keys(s3, on_s3)
     for table in ("sources", "signals", "units", "signal_themes", "unit_embeddings", "stories"):
         assert f"warehouse/{table}.parquet" in keys
     assert not any(key.startswith(f"warehouse/{PARTS_FOLDER}/") for key in keys)
     assert not (data.root / "warehouse").exists()
-    # the snapshot is published locally as always (AIMI_SNAPSHOT_STORE moves it), from the
-    # bucket's tables
+    # the snapshot is published locally as always (AIMI_SNAPSHOT_STORE moves it), made from
+    # the bucket's tables
+    opened = open_current(data)
+    assert opened is not None
     assert opened.read_table("units").height == read_stored(data, "units").height > 0
