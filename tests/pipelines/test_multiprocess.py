@@ -25,8 +25,10 @@ AS_OF = datetime(2026, 7, 1, tzinfo=UTC)
 STARTED = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
 
 
-def _built(root: Path, **options: int) -> tuple[DataDir, dg.ExecutionResult]:
-    data = DataDir(root)
+def _built(tmp_path: Path, name: str, **options: int) -> tuple[DataDir, dg.ExecutionResult]:
+    """A build in ``tmp_path/data``, then moved to ``tmp_path/name``: the three builds read
+    their inbox at the same path, which the sources and the ingest log record."""
+    data = DataDir(tmp_path / "data")
     data.inbox.mkdir(parents=True)
     # essays (several sentences to embed each) and news, ingested after 2026-04-28: the
     # current extractor, which embeds
@@ -35,7 +37,7 @@ def _built(root: Path, **options: int) -> tuple[DataDir, dg.ExecutionResult]:
         [record(n, title=f"Essay {n} on capex") for n in range(5)] + [news(n) for n in range(7)],
     )
     run = build_run(data, as_of=AS_OF, persistent=False, **options)
-    return data, run.result
+    return DataDir(data.root.rename(tmp_path / name)), run.result
 
 
 def _tables(folder: Path) -> dict[str, pl.DataFrame]:
@@ -58,9 +60,9 @@ def test_chunks_and_processes_build_the_same_warehouse_and_snapshot(
 ) -> None:
     # one instant for all three runs: what differs then is how the work was split, nothing else
     monkeypatch.setattr(resources, "wall_clock", lambda: STARTED)
-    one, one_result = _built(tmp_path / "one")
-    two, two_result = _built(tmp_path / "two", chunks=2)
-    processes, processes_result = _built(tmp_path / "processes", processes=2)
+    one, one_result = _built(tmp_path, "one")
+    two, two_result = _built(tmp_path, "two", chunks=2)
+    processes, processes_result = _built(tmp_path, "processes", processes=2)
     # the steps of the multiprocess run ran in processes of their own, two chunks per pass
     pids = {event.pid for event in processes_result.all_events if event.is_step_start}
     assert len(pids) > 10
