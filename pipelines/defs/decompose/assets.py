@@ -266,19 +266,9 @@ def collect_units(
     decomposer = aimi.chosen_decomposer()
     answers = pl.DataFrame(schema=LLM_ANSWERS)
     if llm is not None:
-        answers = pl.concat(
-            [
-                frame
-                for chunk in chunks
-                if (
-                    frame := read_part(
-                        data, context.run_id, _STEP, chunk.position, "llm_answers", LLM_ANSWERS
-                    )
-                )
-                is not None
-            ]
-            or [answers]
-        )
+        # the LLM's pass is one chunk (plan_units): its answers are the whole cache, never
+        # to be replaced by nothing
+        answers = _part(data, context.run_id, chunks[0], "llm_answers", LLM_ANSWERS)
         write_table(data, "llm_answers", answers)
     write_table(data, "extracted_units", extraction.units)
     write_table(data, "extractions", extraction.extractions)
