@@ -34,7 +34,7 @@ def _built(tmp_path: Path, name: str, **options: int) -> tuple[DataDir, dg.Execu
     # current extractor, which embeds
     write(
         data.inbox / "batch.jsonl",
-        [record(n, title=f"Essay {n} on capex") for n in range(5)] + [news(n) for n in range(7)],
+        [record(n, title=f"Essay {n} on capex") for n in range(3)] + [news(n) for n in range(5)],
     )
     run = build_run(data, as_of=AS_OF, persistent=False, **options)
     return DataDir(data.root.rename(tmp_path / name)), run.result
@@ -54,7 +54,8 @@ def _materialized_chunks(result: dg.ExecutionResult, asset: str) -> int:
     raise AssertionError(f"{asset} was not materialized")
 
 
-@pytest.mark.slow  # three builds, one of them in step processes: about 3 minutes on 2 cores
+@pytest.mark.slow  # three builds, one of them in step processes: 10 minutes and more under load
+@pytest.mark.timeout(1800)
 def test_chunks_and_processes_build_the_same_warehouse_and_snapshot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -72,7 +73,7 @@ def test_chunks_and_processes_build_the_same_warehouse_and_snapshot(
         assert _materialized_chunks(processes_result, asset) == 2
     want = _tables(one.warehouse)
     assert {"units.parquet", "signal_themes.parquet", "unit_embeddings.parquet"} <= set(want)
-    assert want["units.parquet"].height > 40
+    assert want["units.parquet"].height > 20
     snapshots = [
         next(p for p in data.snapshots.iterdir() if p.is_dir()) for data in (one, two, processes)
     ]

@@ -101,6 +101,7 @@ def test_a_table_of_another_version_is_refused_naming_its_url(tmp_path: Path, on
 
 
 @pytest.mark.slow  # two builds of a small corpus, one on the multiprocess executor
+@pytest.mark.timeout(1500)
 @pytest.mark.parametrize("processes", [1, 2])
 def test_a_build_keeps_its_warehouse_in_the_bucket(
     tmp_path: Path, on_s3: str, s3: S3Server, processes: int
@@ -121,7 +122,7 @@ def test_a_build_keeps_its_warehouse_in_the_bucket(
         command = [sys.executable, "-m", "pipelines", "build", "--as-of", AS_OF.isoformat()]
         command += ["--processes", "2", "--data-dir", str(data.root)]
         done = subprocess.run(
-            command, env=os.environ.copy(), capture_output=True, text=True, timeout=900
+            command, env=os.environ.copy(), capture_output=True, text=True, timeout=1400
         )
         assert done.returncode == 0, done.stderr[-3000:]
         assert "published snapshot" in done.stdout
