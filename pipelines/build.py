@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -170,14 +171,12 @@ def build_run(
         resource = resource_for_run(
             data, as_of=as_of, force_reextract=force_reextract, decomposer=decomposer
         )
+        changes: dict[str, Any] = {"chunks": chunks or processes}
         if processes > 1:
-            resource = resource.model_copy(
-                update={
-                    "threads": max(1, available_cores() // processes),
-                    "lock_token": token,
-                }
-            )
-        resource = resource.model_copy(update={"chunks": chunks or processes})
+            changes |= {"threads": max(1, available_cores() // processes), "lock_token": token}
+        # a new resource, not `model_copy`: Dagster builds a run's resource from the config
+        # it was made with, which a copy's updates do not reach
+        resource = AimiResource(**{**_fields(resource), **changes})
         return _materialize(
             data, resource, instance, log_level, trigger="aimi-build", processes=processes
         )
@@ -263,6 +262,11 @@ def _materialize(
     return BuildRun(opened, result)
 
 
+def _fields(resource: AimiResource) -> dict[str, Any]:
+    """The resource's configured fields, by name."""
+    return {name: getattr(resource, name) for name in AimiResource.model_fields}
+
+
 def _execute_multiprocess(
     resource: AimiResource,
     instance: dg.DagsterInstance,
@@ -274,11 +278,8 @@ def _execute_multiprocess(
     from a server that imported the definitions once (a spawned process imports Dagster and
     every stage again: seconds per step). The steps get this resource's settings through the
     run config, so they share its clock, chunks, threads and the lock's token."""
-    config = {
-        name: getattr(resource, name)
-        for name in type(resource).model_fields
-        if getattr(resource, name) != type(resource).model_fields[name].default
-    }
+    defaults = {name: field.default for name, field in AimiResource.model_fields.items()}
+    config = {name: value for name, value in _fields(resource).items() if value != defaults[name]}
     run_config = {
         "loggers": loggers,
         "resources": {"aimi": {"config": config}},
