@@ -167,6 +167,16 @@ class LlmReport:
         counts = Counter(reason for _, reason in self.fallbacks)
         return {reason: counts.get(reason, 0) for reason in FALLBACK_REASONS}
 
+    @classmethod
+    def combined(cls, reports: Sequence[LlmReport]) -> LlmReport:
+        """The report of the extractions ``reports`` describe (chunks of one), summed."""
+        return cls(
+            decomposed=sum(r.decomposed for r in reports),
+            cache_hits=sum(r.cache_hits for r in reports),
+            asked=sum(r.asked for r in reports),
+            fallbacks=tuple(f for r in reports for f in r.fallbacks),
+        )
+
 
 def extraction_version(model: str) -> str:
     """``llm-<prompt version>:<model>``: a signal is decomposed again when either changes."""

@@ -200,27 +200,43 @@ class PrecomputedEmbedder:
         return self._vectors[[row for row in rows if row is not None]]
 
 
-def extract_units(
+@dataclass(frozen=True)
+class ExtractionPlan:
+    """Which signals keep their earlier units (``keep``) and which are decomposed (``todo``, in
+    the signals' order), as ``extract_units`` decides it: deterministic for the same tables, so
+    every chunk of a split build (``pipelines.defs.decompose``) computes the same plan and
+    decomposes its own slice of ``todo``."""
+
+    keep: tuple[str, ...]
+    todo: tuple[_Todo, ...]
+    planner: EmbeddingDecomposer | None
+
+    def weights(self) -> list[int]:
+        """The work of each ``todo`` signal, for cutting it into chunks: its text's length."""
+        return [len(t.text) + len(t.title) for t in self.todo]
+
+
+@dataclass(frozen=True)
+class ExtractedRows:
+    """The rows a decomposition of some ``todo`` signals produced (``UNITS``,
+    ``UNIT_REJECTIONS``, ``EXTRACTIONS``) and what the LLM decomposer did for them."""
+
+    units: pl.DataFrame
+    rejections: pl.DataFrame
+    extractions: pl.DataFrame
+    llm: LlmReport = LlmReport()
+
+
+def plan_extraction(
     signals: pl.DataFrame,
     *,
     embed: Embedder | None = None,
     previous: Extraction | None = None,
     force: bool = False,
     llm: LlmDecomposer | None = None,
-    names: NameFinder | None = None,
-) -> Extraction:
-    """Decompose signals into verified units, reusing earlier work where it still holds.
-
-    Each signal gets the current extractor (``embed-4``, which needs ``embed``) if its source
-    was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
-    (docs/api.md §2.3); ``force`` gives every signal the current one. Without an embedder, every
-    signal gets ``lexical-1``. With ``llm``, the LLM decomposer takes the current extractor's
-    place for the kinds it decomposes; a signal whose answer is missing or unusable, or whose
-    central statement the verifier refuses, falls back to the deterministic extractor (counted
-    per reason in ``Extraction.llm``). ``names`` (the registry's mentions) serves the
-    verifier's name rule. A signal whose content and chosen extractor are those of its
-    ``previous`` extraction keeps its units without being decomposed again.
-    """
+) -> ExtractionPlan:
+    """``extract_units``'s first half: each signal's extractor, and whether its ``previous``
+    units still hold."""
     earlier = LexicalDecomposer()
     previous = previous or _empty_extraction()
     done = {
@@ -261,6 +277,21 @@ def extract_units(
             keep.append(signal_id)
         else:
             todo.append(_Todo(signal_id, content_type, title, text, content_hash, chosen, by_llm))
+    return ExtractionPlan(tuple(keep), tuple(todo), planner)
+
+
+def decompose_planned(
+    plan: ExtractionPlan,
+    todo: Sequence[_Todo],
+    *,
+    embed: Embedder | None = None,
+    llm: LlmDecomposer | None = None,
+    names: NameFinder | None = None,
+) -> ExtractedRows:
+    """Decompose ``todo`` (the plan's, or a slice of it) into verified units; the rows of a
+    slice depend on that slice alone, so slices concatenated in order make the rows of the
+    whole."""
+    planner = plan.planner
     rows = _Rows()
     report = LlmReport()
     refused: dict[str, list[Rejection]] = {}
@@ -288,33 +319,74 @@ def extract_units(
         drafts = t.deterministic.decompose(t.content_type, t.text)
         accepted, rejected = verify_units(drafts, t.text, embed, names)
         rows.add(t, t.deterministic.version, accepted, refused.get(t.signal_id, []) + rejected)
-    kept = pl.DataFrame({"signal_id": keep}, schema={"signal_id": pl.String})
+    return ExtractedRows(
+        pl.DataFrame(rows.units, schema=UNITS, orient="row"),
+        pl.DataFrame(rows.rejections, schema=UNIT_REJECTIONS, orient="row"),
+        pl.DataFrame(rows.extractions, schema=EXTRACTIONS, orient="row"),
+        report,
+    )
+
+
+def assemble_extraction(
+    plan: ExtractionPlan, previous: Extraction | None, parts: Sequence[ExtractedRows]
+) -> Extraction:
+    """``extract_units``'s last step: the kept signals' ``previous`` rows and the rows of
+    ``parts`` (the decomposed slices of the plan's ``todo``, in order)."""
+    previous = previous or _empty_extraction()
+    kept = pl.DataFrame({"signal_id": list(plan.keep)}, schema={"signal_id": pl.String})
     units = pl.concat(
-        [
-            previous.units.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(rows.units, schema=UNITS, orient="row"),
-        ]
+        [previous.units.join(kept, on="signal_id", how="semi"), *(p.units for p in parts)]
     )
     rejections = pl.concat(
         [
             previous.rejections.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(rows.rejections, schema=UNIT_REJECTIONS, orient="row"),
+            *(p.rejections for p in parts),
         ]
     )
     extractions = pl.concat(
         [
             previous.extractions.join(kept, on="signal_id", how="semi"),
-            pl.DataFrame(rows.extractions, schema=EXTRACTIONS, orient="row"),
+            *(p.extractions for p in parts),
         ]
     ).sort("signal_id")
+    reports = [p.llm for p in parts]
     return Extraction(
         units.sort("signal_id", "position"),
         rejections,
         extractions,
-        extracted=len(rows.extractions),
-        reused=len(keep),
-        llm=report,
+        extracted=sum(p.extractions.height for p in parts),
+        reused=len(plan.keep),
+        llm=reports[0] if len(reports) == 1 else LlmReport.combined(reports),
     )
+
+
+def extract_units(
+    signals: pl.DataFrame,
+    *,
+    embed: Embedder | None = None,
+    previous: Extraction | None = None,
+    force: bool = False,
+    llm: LlmDecomposer | None = None,
+    names: NameFinder | None = None,
+) -> Extraction:
+    """Decompose signals into verified units, reusing earlier work where it still holds.
+
+    Each signal gets the current extractor (``embed-4``, which needs ``embed``) if its source
+    was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
+    (docs/api.md §2.3); ``force`` gives every signal the current one. Without an embedder, every
+    signal gets ``lexical-1``. With ``llm``, the LLM decomposer takes the current extractor's
+    place for the kinds it decomposes; a signal whose answer is missing or unusable, or whose
+    central statement the verifier refuses, falls back to the deterministic extractor (counted
+    per reason in ``Extraction.llm``). ``names`` (the registry's mentions) serves the
+    verifier's name rule. A signal whose content and chosen extractor are those of its
+    ``previous`` extraction keeps its units without being decomposed again.
+
+    The three steps (``plan_extraction``, ``decompose_planned``, ``assemble_extraction``) are
+    public for a build that decomposes the plan's ``todo`` in chunks.
+    """
+    plan = plan_extraction(signals, embed=embed, previous=previous, force=force, llm=llm)
+    rows = decompose_planned(plan, plan.todo, embed=embed, llm=llm, names=names)
+    return assemble_extraction(plan, previous, [rows])
 
 
 def _decompose_by_llm(

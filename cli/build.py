@@ -1,4 +1,5 @@
-"""``aimi build``: materialize every Dagster asset in-process and publish a snapshot. Its
+"""``aimi build``: materialize every Dagster asset (in-process, or on the multiprocess executor
+with ``--processes N``) and publish a snapshot. Its
 options, their checks and the run are ``python -m pipelines build``'s (``pipelines.options``);
 ``--demo`` is the one option of its own."""
 
@@ -13,6 +14,7 @@ from cli.common import DataDirOption, data_dir_of, echo
 from pipelines.options import (
     AsOfOption,
     DecomposerOption,
+    ProcessesOption,
     ReextractOption,
     WallClockOption,
     check_build,
@@ -30,9 +32,10 @@ def build(
     wall_clock: WallClockOption = False,
     reextract: ReextractOption = False,
     decomposer: DecomposerOption = None,
+    processes: ProcessesOption = 1,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Materialize every Dagster asset in-process and publish a snapshot."""
+    """Materialize every Dagster asset (in-process, or in --processes N) and publish a snapshot."""
     data = data_dir_of(data_dir)
     request = check_build(
         data,
@@ -41,6 +44,7 @@ def build(
         reextract=reextract,
         decomposer=decomposer,
         other_clock_options=("--demo",) if demo else (),
+        processes=processes,
     )
     if demo:
         from demo import DEMO_AS_OF

@@ -21,6 +21,7 @@ from pipelines.options import (
     AsOfOption,
     DataDirOption,
     DecomposerOption,
+    ProcessesOption,
     ReextractOption,
     WallClockOption,
     check_build,
@@ -43,12 +44,18 @@ def build(
     wall_clock: WallClockOption = False,
     reextract: ReextractOption = False,
     decomposer: DecomposerOption = None,
+    processes: ProcessesOption = 1,
     data_dir: DataDirOption = None,
 ) -> None:
     """Materialize every asset and publish a snapshot (what `aimi build` runs)."""
     data = DataDir.from_env(data_dir)
     request = check_build(
-        data, as_of, wall_clock=wall_clock, reextract=reextract, decomposer=decomposer
+        data,
+        as_of,
+        wall_clock=wall_clock,
+        reextract=reextract,
+        decomposer=decomposer,
+        processes=processes,
     )
     raise typer.Exit(run_build(data, request))
 

@@ -1,25 +1,33 @@
 """Materialize the whole asset graph in-process (what `aimi build` runs), or only the derived
 views and the embeddings (what `POST /v1/admin/refresh` runs). One build at a time per data
-dir: both hold ``build.lock``."""
+dir: both hold ``build.lock``.
+
+``aimi build --processes N`` runs the same graph on Dagster's multiprocess executor: every step
+in its own process, N at a time, the per-signal passes split into N chunks (``pipelines.chunks``);
+the launcher holds the build lock for the whole run and the steps check it is still held
+(docs/decisions.md, "A multiprocess build")."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
+import secrets
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
 from pipelines.definitions import ASSETS, CHECKS
 from pipelines.resources import AimiResource, resource_for_run, run_tags
 from warehouse import clock, locks
+from warehouse.build_encoder import available_cores
 from warehouse.build_record import BuildRecord, CheckOutcome, write_build_record
 from warehouse.paths import DataDir
 from warehouse.settings import DecomposerChoice
@@ -117,7 +125,7 @@ class BuildRun:
     materialization events carry the metadata the UI shows (row counts, previews, the plot)."""
 
     snapshot: OpenedSnapshot
-    result: dg.ExecuteInProcessResult
+    result: dg.ExecuteInProcessResult | dg.ExecuteJobResult
 
 
 @dataclass(frozen=True)
@@ -128,15 +136,16 @@ class RefreshReport:
 
 
 @contextlib.contextmanager
-def build_lock(data: DataDir, *, wait: bool) -> Iterator[None]:
-    """Exclusive use of the data dir for one build; ``wait=False`` raises ``BuildBusy``."""
+def build_lock(data: DataDir, *, wait: bool, token: str = "") -> Iterator[None]:
+    """Exclusive use of the data dir for one build; ``wait=False`` raises ``BuildBusy``;
+    ``token`` is written into the lock file (``locks.build_lock``)."""
 
     def say_waiting() -> None:
         sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")
 
     with contextlib.ExitStack() as held:
         try:
-            held.enter_context(locks.build_lock(data, wait=wait, on_wait=say_waiting))
+            held.enter_context(locks.build_lock(data, wait=wait, on_wait=say_waiting, token=token))
         except locks.LockBusy:
             raise BuildBusy(
                 f"another build or refresh is running on {data.root} (it holds "
@@ -145,11 +154,12 @@ def build_lock(data: DataDir, *, wait: bool) -> Iterator[None]:
         yield
 
 
-def dagster_instance(data: DataDir, *, persistent: bool) -> dg.DagsterInstance:
+def dagster_instance(data: DataDir, *, persistent: bool, processes: int = 1) -> dg.DagsterInstance:
     """The Dagster instance in ``<data dir>/dagster`` (the UI then shows CLI builds too), or an
-    ephemeral one for tests."""
+    ephemeral one for tests (in a temporary folder for a multiprocess run, whose steps read
+    the run from its storage)."""
     if not persistent:
-        return dg.DagsterInstance.ephemeral()
+        return dg.DagsterInstance.local_temp() if processes > 1 else dg.DagsterInstance.ephemeral()
     data.dagster_home.mkdir(parents=True, exist_ok=True)
     target = data.dagster_home / "dagster.yaml"
     if DAGSTER_YAML.exists() and not target.exists():
@@ -167,6 +177,8 @@ def build(
     force_reextract: bool = False,
     decomposer: DecomposerChoice | None = None,
     wall_clock: bool = False,
+    processes: int = 1,
+    chunks: int | None = None,
 ) -> OpenedSnapshot:
     """Run sources → signals → units → snapshot with their checks; return the new snapshot."""
     return build_run(
@@ -177,6 +189,8 @@ def build(
         force_reextract=force_reextract,
         decomposer=decomposer,
         wall_clock=wall_clock,
+        processes=processes,
+        chunks=chunks,
     ).snapshot
 
 
@@ -189,18 +203,26 @@ def build_run(
     force_reextract: bool = False,
     decomposer: DecomposerChoice | None = None,
     wall_clock: bool = False,
+    processes: int = 1,
+    chunks: int | None = None,
 ) -> BuildRun:
     """``build``, keeping Dagster's result as well as the snapshot.
 
     The data dir remembers the clock (``warehouse.clock``): ``as_of`` pins it for every later
     run of any kind, ``wall_clock`` returns to the wall clock, neither keeps what it was.
+    ``processes`` above 1 runs the steps on the multiprocess executor, that many at a time,
+    the per-signal passes in as many chunks (or ``chunks``), each process's encoder on its
+    share of the cores.
     """
     if as_of is not None and wall_clock:
         raise ValueError("give as_of or wall_clock, not both")
+    if processes < 1:
+        raise ValueError(f"processes must be at least 1, not {processes}")
+    token = secrets.token_hex(16) if processes > 1 else ""
     with (
         _full_disk_stops_the_run(data),
-        build_lock(data, wait=True),
-        dagster_instance(data, persistent=persistent) as instance,
+        build_lock(data, wait=True, token=token),
+        dagster_instance(data, persistent=persistent, processes=processes) as instance,
     ):
         if as_of is not None:
             clock.pin(data, as_of, by=f"aimi build --as-of {as_of.isoformat()}")
@@ -210,7 +232,15 @@ def build_run(
         resource = resource_for_run(
             data, as_of=as_of, force_reextract=force_reextract, decomposer=decomposer
         )
-        return _materialize(data, resource, instance, log_level, trigger="aimi-build")
+        changes: dict[str, Any] = {"chunks": chunks or processes}
+        if processes > 1:
+            changes |= {"threads": max(1, available_cores() // processes), "lock_token": token}
+        # a new resource, not `model_copy`: Dagster builds a run's resource from the config
+        # it was made with, which a copy's updates do not reach
+        resource = AimiResource(**{**_fields(resource), **changes})
+        return _materialize(
+            data, resource, instance, log_level, trigger="aimi-build", processes=processes
+        )
 
 
 def refresh(
@@ -232,7 +262,10 @@ def refresh(
             data, resource, instance, log_level, trigger="admin-refresh", selection=_REFRESHED
         )
     embedded = 0
-    for materialization in run.result.asset_materializations_for_node("unit_embeddings"):
+    for event in run.result.get_asset_materialization_events():
+        materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
+        if materialization.asset_key != dg.AssetKey("unit_embeddings"):
+            continue
         value = materialization.metadata.get("units_embedded")
         if isinstance(value, dg.IntMetadataValue) and value.value is not None:
             embedded = value.value
@@ -247,19 +280,25 @@ def _materialize(
     *,
     trigger: str,
     selection: tuple[str, ...] | None = None,
+    processes: int = 1,
 ) -> BuildRun:
+    # Dagster's console logger prints every engine event at DEBUG; a terminal build wants the
+    # warnings (quarantined records) and the failures, the rest is in the UI.
+    loggers = {"console": {"config": {"log_level": log_level}}}
+    result: dg.ExecuteInProcessResult | dg.ExecuteJobResult
     with catalog_refreshed_at_the_end(data):
-        result = dg.materialize(
-            [*ASSETS, *CHECKS],
-            selection=list(selection) if selection else None,
-            resources={"aimi": resource},
-            instance=instance,
-            tags=run_tags(resource, trigger=trigger),
-            raise_on_error=False,
-            # Dagster's console logger prints every engine event at DEBUG; a terminal build
-            # wants the warnings (quarantined records) and the failures, the rest is in the UI.
-            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-        )
+        if processes > 1:
+            result = _execute_multiprocess(resource, instance, loggers, trigger, processes)
+        else:
+            result = dg.materialize(
+                [*ASSETS, *CHECKS],
+                selection=list(selection) if selection else None,
+                resources={"aimi": resource},
+                instance=instance,
+                tags=run_tags(resource, trigger=trigger),
+                raise_on_error=False,
+                run_config={"loggers": loggers},
+            )
     checks = [
         CheckOutcome(check.check_name, check.asset_key.to_user_string(), check.passed)
         for check in result.get_asset_check_evaluations()
@@ -288,7 +327,48 @@ def _materialize(
     return BuildRun(opened, result)
 
 
-def _published(data: DataDir, result: dg.ExecuteInProcessResult) -> OpenedSnapshot:
+def _fields(resource: AimiResource) -> dict[str, Any]:
+    """The resource's configured fields, by name."""
+    return {name: getattr(resource, name) for name in AimiResource.model_fields}
+
+
+def _execute_multiprocess(
+    resource: AimiResource,
+    instance: dg.DagsterInstance,
+    loggers: Mapping[str, object],
+    trigger: str,
+    processes: int,
+) -> dg.ExecuteJobResult:
+    """Run the whole graph with at most ``processes`` steps at once, each in a process forked
+    from a server that imported the definitions once (a spawned process imports Dagster and
+    every stage again: seconds per step). The steps get this resource's settings through the
+    run config, so they share its clock, chunks, threads and the lock's token."""
+    defaults = {name: field.default for name, field in AimiResource.model_fields.items()}
+    config = {name: value for name, value in _fields(resource).items() if value != defaults[name]}
+    run_config = {
+        "loggers": loggers,
+        "resources": {"aimi": {"config": config}},
+        "execution": {
+            "config": {
+                "max_concurrent": processes,
+                "start_method": {"forkserver": {"preload_modules": ["pipelines.parallel"]}},
+            }
+        },
+    }
+    from pipelines.parallel import parallel_build_job
+
+    return dg.execute_job(
+        dg.reconstructable(parallel_build_job),
+        instance=instance,
+        run_config=run_config,
+        tags=run_tags(resource, trigger=trigger),
+        raise_on_error=False,
+    )
+
+
+def _published(
+    data: DataDir, result: dg.ExecuteInProcessResult | dg.ExecuteJobResult
+) -> OpenedSnapshot:
     """The snapshot a successful run published; ``BuildError`` naming the failed steps or
     checks otherwise."""
     if not result.success:

@@ -69,6 +69,12 @@ def warehouse_table(
     )
 
 
+def graph_out(spec: dg.AssetSpec) -> dg.AssetOut:
+    """``spec`` as the output of a graph-backed asset (``pipelines.chunks``), whose upstream
+    tables are the graph's ``ins`` instead of the spec's ``deps``."""
+    return dg.AssetOut.from_spec(spec.replace_attributes(deps=[]))
+
+
 def native_table(frame: pl.DataFrame, *, max_rows: int = 20) -> dg.TableMetadataValue:
     """The first ``max_rows`` rows as Dagster table metadata, which the UI renders as a
     sortable table with typed columns. Values that are not numbers, booleans or text (times,

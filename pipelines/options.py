@@ -63,6 +63,19 @@ DecomposerOption = Annotated[
     ),
 ]
 
+ProcessesOption = Annotated[
+    int,
+    typer.Option(
+        "--processes",
+        min=1,
+        help="Run the build's steps on Dagster's multiprocess executor, this many at a time, "
+        "each in its own process; decomposition, theme tagging and unit embeddings each split "
+        "into this many chunks, the cores shared between the processes' encoders. The same "
+        "snapshot as 1 (the default: every step in this process, faster on two cores; "
+        "docs/benchmarks.md).",
+    ),
+]
+
 
 @dataclass(frozen=True)
 class BuildRequest:
@@ -72,6 +85,7 @@ class BuildRequest:
     wall_clock: bool = False
     reextract: bool = False
     decomposer: DecomposerChoice | None = None
+    processes: int = 1
 
 
 def check_build(
@@ -82,6 +96,7 @@ def check_build(
     reextract: bool = False,
     decomposer: DecomposerChoice | None = None,
     other_clock_options: tuple[str, ...] = (),
+    processes: int = 1,
 ) -> BuildRequest:
     """The options checked before anything runs; ``typer.BadParameter`` (exit status 2) names
     the fix. ``other_clock_options``: the caller's own options that also set the clock and
@@ -114,7 +129,11 @@ def check_build(
         problem = llm_not_configured(settings)
         if problem is not None:
             raise typer.BadParameter(problem, param_hint="--decomposer / AIMI_DECOMPOSER")
-    return BuildRequest(parsed, wall_clock, reextract, decomposer)
+    if processes < 1:
+        raise typer.BadParameter(
+            f"{processes} is not a number of processes", param_hint="--processes"
+        )
+    return BuildRequest(parsed, wall_clock, reextract, decomposer, processes)
 
 
 def run_build(data: DataDir, request: BuildRequest) -> int:
@@ -132,6 +151,7 @@ def run_build(data: DataDir, request: BuildRequest) -> int:
                 force_reextract=request.reextract,
                 decomposer=request.decomposer,
                 wall_clock=request.wall_clock,
+                processes=request.processes,
             )
     except BuildError as exc:
         sys.stderr.write(f"aimi build: {exc}\n")

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import dagster as dg
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from analytics.embedding import FloatMatrix
 from analytics.linking import Linker, Mention
@@ -60,15 +60,17 @@ class LazyEmbedder:
     one to matter: the analytics stay pure, the asset that passes this embedder decides.
     """
 
-    def __init__(self, progress: str | None = None) -> None:
+    def __init__(self, progress: str | None = None, *, threads: int | None = None) -> None:
         self.progress = progress if progress and sys.stderr.isatty() else None
+        self.threads = threads
 
     def __call__(self, texts: Sequence[str]) -> FloatMatrix:
         from warehouse.build_encoder import load_build_encoder
 
+        encoder = load_build_encoder(threads=self.threads)
         if self.progress is None:
-            return load_build_encoder()(texts)
-        return load_build_encoder()(texts, progress=True, label=self.progress)
+            return encoder(texts)
+        return encoder(texts, progress=True, label=self.progress)
 
 
 class LazyRegistryLinker:
@@ -101,6 +103,18 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     # AIMI_LLM_KINDS (every kind when unset), the deterministic extractor as its fallback;
     # empty: AIMI_DECOMPOSER
     decomposer: Literal["", "deterministic", "llm"] = ""
+    # The per-signal passes (decomposition, theme tagging, unit embeddings) each run as this
+    # many chunks, one Dagster step each (`pipelines.chunks`): 1 in-process, one per process
+    # under the multiprocess executor (`aimi build --processes N`). The LLM decomposer's pass
+    # stays one chunk (its answers are one cache).
+    chunks: int = Field(default=1, ge=1)
+    # The build encoder's threads per process; 0: AIMI_BUILD_THREADS, else every core.
+    threads: int = Field(default=0, ge=0)
+    # Set by a launcher that holds the data dir's build lock for the whole run while each step
+    # runs in its own process (`aimi build --processes N`): the token it wrote into the lock
+    # file. A step then checks that the lock is still held under that token instead of taking
+    # it (it would wait for its own launcher).
+    lock_token: str = ""
 
     _clock: RunClock | None = PrivateAttr(default=None)
 
@@ -128,7 +142,13 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
                 context.log.info("waiting for the build running on %s to finish", self.data().root)
 
         with contextlib.ExitStack() as held:
-            if context.run is not None and not _delivers_only(context.run):
+            if self.lock_token:
+                if not locks.build_lock_held_by(self.data(), self.lock_token):
+                    raise dg.Failure(
+                        f"the build that started this run no longer holds the build lock of "
+                        f"{self.data().root}: its step runs nothing. Start the build again."
+                    )
+            elif context.run is not None and not _delivers_only(context.run):
                 held.enter_context(locks.build_lock(self.data(), on_wait=say_waiting))
             self.setup_for_execution(context)
             try:
@@ -138,6 +158,10 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
 
     def data(self) -> DataDir:
         return DataDir.from_env(self.data_dir or None)
+
+    def encoder_threads(self) -> int | None:
+        """The build encoder's threads in this run (``None``: the settings decide)."""
+        return self.threads or None
 
     def chosen_decomposer(self) -> DecomposerChoice:
         """The run's decomposer: its own, else ``AIMI_DECOMPOSER``."""

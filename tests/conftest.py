@@ -231,7 +231,9 @@ def build_minilm(onnx_cache: Path) -> Embedder:
     encoder is tested in ``tests/warehouse/test_onnx_encoder.py``)."""
     from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path
 
-    return OnnxEncoder(onnx_model_path(onnx_cache, "fp32"), threads=1, spinning=False)
+    return OnnxEncoder(
+        onnx_model_path(onnx_cache, "fp32"), threads=1, spinning=False, exact_lengths=True
+    )
 
 
 @pytest.fixture(scope="session")

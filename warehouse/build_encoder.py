@@ -91,10 +91,11 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_build_encoder() -> BuildEncoder:
-    """The process-wide build encoder of the environment's settings (loaded once)."""
+def load_build_encoder(*, threads: int | None = None) -> BuildEncoder:
+    """The process-wide build encoder of the environment's settings (loaded once per thread
+    count): ``threads`` intra-op threads, else ``AIMI_BUILD_THREADS``, else every core."""
     settings = load_settings()
-    threads = settings.build_threads or available_cores()
+    threads = threads or settings.build_threads or available_cores()
     return _load(settings.build_encoder, settings.model_cache, threads)
 
 
@@ -109,7 +110,7 @@ def _load(choice: BuildEncoderChoice, cache_dir: Path, threads: int) -> BuildEnc
     dest = onnx_model_path(cache_dir, "fp32")
     try:
         path = export_onnx(dest, precision="fp32").path
-        encoder = OnnxEncoder(path, threads=threads, spinning=False)
+        encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
     except Exception as exc:
         raise BuildEncoderUnavailable(
             f"the build's ONNX encoder could not be made at {dest} "

@@ -21,7 +21,7 @@ from warehouse.adapters.sidecar import sidecar_candidates
 from warehouse.files import file_sha256
 from warehouse.paths import DataDir
 from warehouse.readers import discover, read_file
-from warehouse.tables import read_table, write_table
+from warehouse.tables import read_table, table_exists, write_table
 
 RAW_KEEP_CHARS = 2_000
 
@@ -225,7 +225,7 @@ def ingest_paths(
         if report.inserted or report.updated:
             write_table(data_dir, "sources", table)
     # written even when empty, so the catalog always has the table docs/warehouse.md lists
-    if report.quarantined or not data_dir.table_path("quarantine").exists():
+    if report.quarantined or not table_exists(data_dir, "quarantine"):
         quarantine = read_table(data_dir, "quarantine", QUARANTINE)
         fresh = pl.DataFrame(
             [

@@ -73,13 +73,20 @@ _held = threading.local()
 
 @contextmanager
 def build_lock(
-    data: DataDir, *, wait: bool = True, on_wait: Callable[[], None] | None = None
+    data: DataDir,
+    *,
+    wait: bool = True,
+    on_wait: Callable[[], None] | None = None,
+    token: str = "",
 ) -> Iterator[None]:
     """Exclusive use of the data dir for one run: `aimi build`, an admin refresh, and every
     Dagster run (its resource takes it: UI, schedule and sensor runs too).
 
     Re-entrant within a thread: `aimi build` holds it while the Dagster run it starts, in the
     same thread, takes it again. Another thread or process waits (or gets ``LockBusy``).
+    Whoever takes it writes ``token`` into the lock file (empty by default), which
+    ``build_lock_held_by`` reads: the steps of a multiprocess run, each its own process, check
+    that their launcher still holds it.
     """
     path = data.build_lock.resolve()
     counts: dict[Path, int] = _held.__dict__.setdefault("counts", {})
@@ -91,11 +98,27 @@ def build_lock(
             counts[path] -= 1
         return
     with file_lock(path, wait=wait, on_wait=on_wait):
+        # the holder's token replaces the last holder's, so a stale one never vouches
+        path.write_text(token)
         counts[path] = 1
         try:
             yield
         finally:
             del counts[path]
+
+
+def build_lock_held_by(data: DataDir, token: str) -> bool:
+    """Whether another process holds the data dir's build lock and took it with ``token``."""
+    path = data.build_lock.resolve()
+    if not token or not path.exists():
+        return False
+    with path.open("a+") as handle:
+        try:
+            with exclusive(handle.fileno(), wait=False):
+                return False  # nobody holds it
+        except LockBusy:
+            pass
+    return path.read_text() == token
 
 
 @contextmanager

@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     # the store's CURRENT last; a server pulls what it names into its data dir, verifies it and
     # swaps. Credentials, region and endpoint are boto3's own (AWS_*, AWS_ENDPOINT_URL_S3)
     snapshot_store: str | None = None
+    # s3://bucket/prefix (docs/deployment.md): the warehouse's Parquet tables live there
+    # instead of in <data dir>/warehouse, so build steps on several machines share one
+    # warehouse; the client is the snapshot store's (boto3, AWS_* variables)
+    warehouse_url: str | None = None
     # what embeds search queries: "onnx-int8" (ONNX Runtime over MiniLM exported into
     # model_cache with int8 weights, each query run alone: ~3.4x faster than torch, cosine
     # >= 0.97 to its vectors, search quality within 0.005), "onnx" (the same at full precision:
@@ -192,7 +196,7 @@ class Settings(BaseSettings):
             )
         return kinds
 
-    @field_validator("snapshot_store", mode="before")
+    @field_validator("snapshot_store", "warehouse_url", mode="before")
     @classmethod
     def _snapshot_store_is_an_s3_url(cls, value: object) -> object:
         if not isinstance(value, str):

@@ -5,10 +5,17 @@ from typing import Any
 
 import orjson
 import polars as pl
+from polars.testing import assert_frame_equal
 
 from analytics.records import validate_record
 from analytics.render import render_served_signals
-from analytics.signals import extract_units, signals_from_sources
+from analytics.signals import (
+    assemble_extraction,
+    decompose_planned,
+    extract_units,
+    plan_extraction,
+    signals_from_sources,
+)
 from warehouse.ingest import sources_frame
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -87,6 +94,31 @@ def test_every_signal_gets_verified_units_in_served_order() -> None:
         signal_frame.filter(pl.col("kind") == "news").select("signal_id"), on="signal_id"
     )
     assert news_units["role"].to_list() == ["synopsis", "claim"]
+
+
+def test_an_extraction_in_slices_is_the_whole_extraction() -> None:
+    # what a build split into chunks does: every chunk plans alike, decomposes its slice of
+    # the plan, and the slices' rows assembled in order are extract_units' own
+    signal_frame = signals_from_sources(sources(NEWS, EPISODE))
+    whole = extract_units(signal_frame)
+    plan = plan_extraction(signal_frame)
+    assert len(plan.todo) == 3 and plan.keep == ()
+    slices = [decompose_planned(plan, plan.todo[a:b]) for a, b in ((0, 1), (1, 1), (1, 3))]
+    assert [part.extractions.height for part in slices] == [1, 0, 2]
+    parts = assemble_extraction(plan, None, slices)
+    for got, want in (
+        (parts.units, whole.units),
+        (parts.rejections, whole.rejections),
+        (parts.extractions, whole.extractions),
+    ):
+        assert_frame_equal(got, want)
+    assert (parts.extracted, parts.reused) == (whole.extracted, whole.reused) == (3, 0)
+    # a second run keeps every signal: nothing to do, the earlier rows as they were
+    again = plan_extraction(signal_frame, previous=whole)
+    assert again.todo == () and len(again.keep) == 3
+    kept = assemble_extraction(again, whole, [decompose_planned(again, ())])
+    assert_frame_equal(kept.units, whole.units)
+    assert kept.reused == 3
 
 
 def test_cards_and_details_have_the_spec_shape() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.locks import LockBusy, build_lock
+from warehouse.locks import LockBusy, build_lock, build_lock_held_by
 from warehouse.paths import DataDir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,13 +37,14 @@ def test_only_the_lock_helper_imports_fcntl() -> None:
 class HeldElsewhere:
     """The build lock held by another thread until ``release``: what a second run sees."""
 
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, *, token: str = "") -> None:
         self._taken, self._release = threading.Event(), threading.Event()
         self.released_at = 0.0
+        self.token = token
         self._thread = threading.Thread(target=self._hold, args=(data,))
 
     def _hold(self, data: DataDir) -> None:
-        with build_lock(data):
+        with build_lock(data, token=self.token):
             self._taken.set()
             self._release.wait(90)
             self.released_at = time.monotonic()
@@ -85,3 +86,17 @@ def test_a_waiting_build_starts_when_the_holder_releases(tmp_path: Path) -> None
         with build_lock(data):
             entered = time.monotonic()
     assert entered >= holder.released_at > 0
+
+
+def test_the_steps_of_a_multiprocess_run_see_their_launcher_hold_the_lock(tmp_path: Path) -> None:
+    # the launcher (`aimi build --processes N`) takes the lock with a token; its steps, other
+    # processes, check that it still holds it under that token instead of waiting for it
+    data = DataDir(tmp_path)
+    assert not build_lock_held_by(data, "run-a")  # no lock file yet
+    with HeldElsewhere(data, token="run-a"):
+        assert build_lock_held_by(data, "run-a")
+        assert not build_lock_held_by(data, "run-b")
+        assert not build_lock_held_by(data, "")
+    assert not build_lock_held_by(data, "run-a")  # released: the token no longer vouches
+    with HeldElsewhere(data):  # a later holder without a token clears the stale one
+        assert not build_lock_held_by(data, "run-a")

@@ -23,6 +23,7 @@ from warehouse.embeddings import load_minilm, model_dir
 from warehouse.onnx_encoder import (
     ExportRecord,
     OnnxEncoder,
+    exact_length_runs,
     export_onnx,
     manifest_path,
     onnx_model_path,
@@ -148,6 +149,30 @@ def test_an_int8_vector_never_depends_on_its_company(int8: OnnxEncoder) -> None:
     np.testing.assert_array_equal(int8(TEXTS), alone)
     np.testing.assert_array_equal(int8(TEXTS[::-1])[::-1], alone)
     assert int8.batch_size == 1
+
+
+def test_exact_length_runs_never_pad_and_cap_rows() -> None:
+    assert exact_length_runs([9, 9, 9, 7, 7, 3], 64) == [(0, 3), (3, 5), (5, 6)]
+    assert exact_length_runs([7] * 5, 2) == [(0, 2), (2, 4), (4, 5)]
+    assert exact_length_runs([], 4) == []
+
+
+def test_a_build_vector_depends_on_its_text_alone(onnx_cache: Path, reference: FloatMatrix) -> None:
+    # the build's encoder (exact_lengths): the same bytes alone, in any company, any order,
+    # any batch size and thread count, so a build split into chunks stores what one pass would
+    build = OnnxEncoder(onnx_model_path(onnx_cache), threads=1, spinning=False, exact_lengths=True)
+    texts = [*TEXTS, *(f"{query} today" for query in QUERIES), *QUERIES]  # repeated lengths
+    whole = build(texts)
+    assert float(_cosines(whole[: len(TEXTS)], reference).min()) >= MIN_COSINE
+    alone = np.vstack([build([text]) for text in texts])
+    np.testing.assert_array_equal(whole, alone)
+    np.testing.assert_array_equal(build(texts[::-1])[::-1], whole)
+    halves = np.vstack([build(texts[0::2]), build(texts[1::2])])
+    np.testing.assert_array_equal(halves, np.vstack([whole[0::2], whole[1::2]]))
+    small = OnnxEncoder(
+        onnx_model_path(onnx_cache), threads=2, spinning=False, batch_size=3, exact_lengths=True
+    )
+    np.testing.assert_array_equal(small(texts), whole)
 
 
 @pytest.mark.slow  # two real exports from the packaged weights (torch): about 12 s of CPU

@@ -68,7 +68,7 @@ from pipelines.metadata import (
 )
 from pipelines.resources import AimiResource
 from warehouse.paths import DataDir
-from warehouse.tables import read_table, write_table
+from warehouse.tables import read_stored, read_table, write_table
 
 _TEAM = "team:analytics"
 _TREND_DEPS = (signal_themes, UNITS_TABLE)
@@ -280,9 +280,9 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
     data = aimi.data()
     rendered = render_entity_profiles(
         read_table(data, "entities", ENTITIES),
-        pl.read_parquet(data.table_path("entity_trends")),
-        pl.read_parquet(data.table_path("entity_tag_mix")),
-        pl.read_parquet(data.table_path("entity_cooccurrence")),
+        read_stored(data, "entity_trends"),
+        read_stored(data, "entity_tag_mix"),
+        read_stored(data, "entity_cooccurrence"),
         Clock(aimi.clock()),
         story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
@@ -314,8 +314,8 @@ def entity_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Ma
 def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
     rendered = render_theme_profiles(
-        pl.read_parquet(data.table_path("theme_trends")),
-        pl.read_parquet(data.table_path("theme_cooccurrence")),
+        read_stored(data, "theme_trends"),
+        read_stored(data, "theme_cooccurrence"),
         story_counts=story_counts(read_table(data, "stories", STORIES)),
     )
     write_table(data, "theme_profiles", rendered)

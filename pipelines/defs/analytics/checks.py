@@ -22,6 +22,7 @@ from analytics.trends import (
 )
 from pipelines.defs.analytics.assets import ENTITY_TABLES, THEME_TABLES, stories
 from pipelines.resources import AimiResource
+from warehouse.tables import read_stored
 
 MIN_SIGNALS_FOR_LABELS = 8
 WINDOW_WEEKS = 12
@@ -56,8 +57,7 @@ def trend_table_problems(metrics: pl.DataFrame, *, themes: bool) -> list[str]:
 
 
 def _check(aimi: AimiResource, table: str, *, themes: bool) -> dg.AssetCheckResult:
-    path = aimi.data().table_path(table)
-    problems = trend_table_problems(pl.read_parquet(path), themes=themes)
+    problems = trend_table_problems(read_stored(aimi.data(), table), themes=themes)
     return dg.AssetCheckResult(
         passed=not problems, metadata={"problems": "; ".join(problems) or "none"}
     )
@@ -116,8 +116,7 @@ def story_problems(stories: pl.DataFrame) -> list[str]:
     ),
 )
 def stories_hold(aimi: AimiResource) -> dg.AssetCheckResult:
-    path = aimi.data().table_path("stories")
-    table = pl.read_parquet(path)
+    table = read_stored(aimi.data(), "stories")
     problems = story_problems(table)
     return dg.AssetCheckResult(
         passed=not problems,

@@ -6,21 +6,33 @@ the LLM decomposer ran, ``llm_answers``."""
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 from collections.abc import Iterator
+from typing import Any
 
 import dagster as dg
 import polars as pl
 from dagster import AssetExecutionContext
 
 from analytics.decompose import CURRENT_EXTRACTION_VERSION
+from analytics.llm_units import LlmDecomposer, LlmReport
 from analytics.review import HUMAN_REJECTED, apply_reviews
 from analytics.schema import EXTRACTIONS, LLM_ANSWERS, SIGNALS, SOURCES, UNIT_REJECTIONS, UNITS
 from analytics.segment import TopicSegment, segment_transcript
-from analytics.signals import Extraction, extract_units, signals_from_sources
+from analytics.signals import (
+    ExtractedRows,
+    Extraction,
+    ExtractionPlan,
+    assemble_extraction,
+    decompose_planned,
+    plan_extraction,
+    signals_from_sources,
+)
 from analytics.verify import RULES
+from pipelines.chunks import Chunk, fan_out, in_order
 from pipelines.defs.ingest.assets import SOURCES_TABLE
-from pipelines.llm import LlmNotConfigured, llm_for_run
+from pipelines.llm import CachedLlm, LlmNotConfigured, llm_for_run
 from pipelines.metadata import (
     column_schema,
+    graph_out,
     native_table,
     table_metadata,
     warehouse_table,
@@ -28,9 +40,10 @@ from pipelines.metadata import (
     weekly_volume_plot,
 )
 from pipelines.resources import AimiResource, LazyEmbedder, LazyRegistryLinker
+from warehouse.paths import DataDir
 from warehouse.reviews import read_reviews
 from warehouse.settings import load_settings
-from warehouse.tables import read_table, write_table
+from warehouse.tables import drop_parts, read_part, read_table, write_part, write_table
 
 _TEAM = "team:data-engineering"
 
@@ -139,20 +152,12 @@ LLM_ANSWERS_TABLE = warehouse_table(
 )
 
 
-@dg.multi_asset(
-    name="units",
-    specs=[
-        UNITS_TABLE,
-        EXTRACTED_UNITS_TABLE,
-        EXTRACTIONS_TABLE,
-        UNIT_REJECTIONS_TABLE,
-        LLM_ANSWERS_TABLE,
-    ],
-    description="Decompose new or changed signals into verified units; apply human reviews.",
-)
-def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
-    data = aimi.data()
-    previous = Extraction(
+_STEP = "units"
+_TABLES = ("units", "extracted_units", "extractions", "unit_rejections", "llm_answers")
+
+
+def _previous(data: DataDir) -> Extraction:
+    return Extraction(
         read_table(data, "extracted_units", UNITS),
         read_table(data, "unit_rejections", UNIT_REJECTIONS).filter(
             pl.col("rule") != HUMAN_REJECTED
@@ -161,28 +166,109 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
         extracted=0,
         reused=0,
     )
-    decomposer = aimi.chosen_decomposer()
-    llm, responder = None, None
-    if decomposer == "llm":
-        try:
-            llm, responder = llm_for_run(
-                load_settings(),
-                read_table(data, "llm_answers", LLM_ANSWERS),
-                now=aimi.run_started_at(),
-            )
-        except LlmNotConfigured as exc:
-            raise dg.Failure(str(exc)) from exc
-    extraction = extract_units(
+
+
+def _llm(aimi: AimiResource) -> tuple[LlmDecomposer | None, CachedLlm | None]:
+    """The run's LLM decomposer and its answer cache, when its decomposer is ``llm``."""
+    if aimi.chosen_decomposer() != "llm":
+        return None, None
+    try:
+        return llm_for_run(
+            load_settings(),
+            read_table(aimi.data(), "llm_answers", LLM_ANSWERS),
+            now=aimi.run_started_at(),
+        )
+    except LlmNotConfigured as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
+def _plan(aimi: AimiResource, llm: LlmDecomposer | None) -> ExtractionPlan:
+    data = aimi.data()
+    return plan_extraction(
         read_table(data, "signals", SIGNALS),
-        embed=LazyEmbedder("decomposition"),
-        previous=previous,
+        embed=_embedder(aimi),
+        previous=_previous(data),
         force=aimi.force_reextract,
+        llm=llm,
+    )
+
+
+def _embedder(aimi: AimiResource) -> LazyEmbedder:
+    return LazyEmbedder("decomposition", threads=aimi.encoder_threads())
+
+
+@dg.op(ins={"signals": dg.In(dg.Nothing)}, out=dg.DynamicOut(Chunk))
+def plan_units(
+    context: dg.OpExecutionContext, aimi: AimiResource
+) -> Iterator[dg.DynamicOutput[Chunk]]:
+    """Which signals are decomposed, cut into chunks of about equal text (one with the LLM
+    decomposer, whose answers are one cache)."""
+    llm, _ = _llm(aimi)
+    plan = _plan(aimi, llm)
+    yield from fan_out(context, "decomposition", plan.weights(), 1 if llm else aimi.chunks)
+
+
+@dg.op
+def decompose_chunk(
+    context: dg.OpExecutionContext, aimi: AimiResource, chunk: Chunk
+) -> tuple[Chunk, LlmReport]:
+    """Decompose one chunk of the plan's signals; its rows are written as parts."""
+    data = aimi.data()
+    llm, responder = _llm(aimi)
+    plan = _plan(aimi, llm)
+    rows = decompose_planned(
+        plan,
+        plan.todo[chunk.start : chunk.end],
+        embed=_embedder(aimi),
         llm=llm,
         names=LazyRegistryLinker(),
     )
-    answers = pl.DataFrame(schema=LLM_ANSWERS)
+    for name, frame in (
+        ("units", rows.units),
+        ("unit_rejections", rows.rejections),
+        ("extractions", rows.extractions),
+    ):
+        write_part(data, context.run_id, _STEP, chunk.position, name, frame)
     if responder is not None:
-        answers = responder.answers()
+        write_part(data, context.run_id, _STEP, chunk.position, "llm_answers", responder.answers())
+    return chunk, rows.llm
+
+
+@dg.op(
+    out={
+        "units": dg.Out(dg.Nothing),
+        "extracted_units": dg.Out(dg.Nothing),
+        "extractions": dg.Out(dg.Nothing),
+        "unit_rejections": dg.Out(dg.Nothing),
+        "llm_answers": dg.Out(dg.Nothing, is_required=False),
+    }
+)
+def collect_units(
+    context: dg.OpExecutionContext, aimi: AimiResource, done: list[tuple[Chunk, LlmReport]]
+) -> Iterator[dg.Output[None]]:
+    """The chunks' rows in order, with the kept signals' units: the five tables, and human
+    reviews applied."""
+    data = aimi.data()
+    reports = dict(done)
+    chunks = in_order(list(reports))
+    llm, _ = _llm(aimi)
+    plan = _plan(aimi, llm)
+    parts = [
+        ExtractedRows(
+            _part(data, context.run_id, chunk, "units", UNITS),
+            _part(data, context.run_id, chunk, "unit_rejections", UNIT_REJECTIONS),
+            _part(data, context.run_id, chunk, "extractions", EXTRACTIONS),
+            reports[chunk],
+        )
+        for chunk in chunks
+    ]
+    extraction = assemble_extraction(plan, _previous(data), parts)
+    decomposer = aimi.chosen_decomposer()
+    answers = pl.DataFrame(schema=LLM_ANSWERS)
+    if llm is not None:
+        # the LLM's pass is one chunk (plan_units): its answers are the whole cache, never
+        # to be replaced by nothing
+        answers = _part(data, context.run_id, chunks[0], "llm_answers", LLM_ANSWERS)
         write_table(data, "llm_answers", answers)
     write_table(data, "extracted_units", extraction.units)
     write_table(data, "extractions", extraction.extractions)
@@ -191,6 +277,7 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
     rejections = pl.concat([extraction.rejections, reviewed.rejected])
     write_table(data, "units", unit_frame)
     write_table(data, "unit_rejections", rejections)
+    drop_parts(data, context.run_id, _STEP)
     context.log.info(
         "units: %d verified, %d rejected; %d signals decomposed, %d unchanged and kept",
         unit_frame.height,
@@ -215,6 +302,7 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
         "decomposer": decomposer,
         "signals_decomposed": extraction.extracted,
         "signals_kept": extraction.reused,
+        "chunks": len(chunks),
         "rejected": rejections.height,
         "human_approved": reviewed.approved,
         "by_role": native_table(by_role),
@@ -227,16 +315,18 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
         metadata[f"rejected/{rule}"] = rejections.filter(pl.col("rule") == rule).height
     for reason, count in extraction.llm.fallback_counts().items():
         metadata[f"llm/fallback/{reason}"] = count
-    yield dg.MaterializeResult(asset_key=UNITS_TABLE.key, metadata=metadata)
-    yield dg.MaterializeResult(
-        asset_key=EXTRACTED_UNITS_TABLE.key,
+    yield dg.Output(None, "units", metadata=metadata)
+    yield dg.Output(
+        None,
+        "extracted_units",
         metadata={
             **table_metadata(extraction.units),
             "human_rejected": rejections.filter(pl.col("rule") == HUMAN_REJECTED).height,
         },
     )
-    yield dg.MaterializeResult(
-        asset_key=EXTRACTIONS_TABLE.key,
+    yield dg.Output(
+        None,
+        "extractions",
         metadata={
             **table_metadata(extraction.extractions),
             "by_extraction_version": native_table(
@@ -250,8 +340,9 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
             ),
         },
     )
-    yield dg.MaterializeResult(
-        asset_key=UNIT_REJECTIONS_TABLE.key,
+    yield dg.Output(
+        None,
+        "unit_rejections",
         metadata={
             **table_metadata(rejections),
             "rejection_rate": round(rejection_rate(unit_frame.height, rejections.height), 4),
@@ -262,10 +353,37 @@ def units(context: AssetExecutionContext, aimi: AimiResource) -> Iterator[dg.Mat
             ),
         },
     )
-    if responder is not None:
-        yield dg.MaterializeResult(
-            asset_key=LLM_ANSWERS_TABLE.key, metadata=table_metadata(answers)
+    if llm is not None:
+        yield dg.Output(None, "llm_answers", metadata=table_metadata(answers))
+
+
+def _part(data: DataDir, run_id: str, chunk: Chunk, name: str, schema: pl.Schema) -> pl.DataFrame:
+    frame = read_part(data, run_id, _STEP, chunk.position, name, schema)
+    if frame is None:
+        raise dg.Failure(f"chunk {chunk.position} of the decomposition wrote no {name} rows")
+    return frame
+
+
+@dg.graph_multi_asset(
+    name="units",
+    group_name="decompose",
+    outs={
+        spec.key.to_user_string(): graph_out(spec)
+        for spec in (
+            UNITS_TABLE,
+            EXTRACTED_UNITS_TABLE,
+            EXTRACTIONS_TABLE,
+            UNIT_REJECTIONS_TABLE,
+            LLM_ANSWERS_TABLE,
         )
+    },
+    ins={"signals": dg.AssetIn(key=signals.key, dagster_type=dg.Nothing)},
+)
+def units(signals: None) -> dict[str, Any]:
+    """Decompose new or changed signals into verified units, in chunks; apply human reviews."""
+    done = plan_units(signals=signals).map(decompose_chunk)
+    tables = collect_units(done.collect())
+    return {name: getattr(tables, name) for name in _TABLES}
 
 
 def rejection_rate(accepted: int, rejected: int) -> float:

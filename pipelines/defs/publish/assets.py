@@ -44,7 +44,7 @@ from pipelines.metadata import native_table
 from pipelines.publishing import SearchInput, publish_staged, stage_served
 from pipelines.resources import AimiResource
 from warehouse.snapshot import SnapshotError, open_staged
-from warehouse.tables import read_table
+from warehouse.tables import read_stored, read_table
 
 _TEAM = "team:data-engineering"
 
@@ -128,11 +128,11 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         served_units,
         extra_tables={
             "entities": entities,
-            "entity_profiles": pl.read_parquet(data.table_path("entity_profiles")),
-            "theme_profiles": pl.read_parquet(data.table_path("theme_profiles")),
+            "entity_profiles": read_stored(data, "entity_profiles"),
+            "theme_profiles": read_stored(data, "theme_profiles"),
             # the counts behind each label's test, and its raw p-value, which the site shows
-            "entity_trends": with_raw_p_values(pl.read_parquet(data.table_path("entity_trends"))),
-            "theme_trends": with_raw_p_values(pl.read_parquet(data.table_path("theme_trends"))),
+            "entity_trends": with_raw_p_values(read_stored(data, "entity_trends")),
+            "theme_trends": with_raw_p_values(read_stored(data, "theme_trends")),
             # issue 31: what /v1/stories serves
             "stories": render_stories(story_frame, signal_frame, entities),
         },

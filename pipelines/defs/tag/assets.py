@@ -6,6 +6,7 @@ the three tables it writes (``entities``, ``signal_entities``, ``unit_entities``
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -32,15 +33,23 @@ from analytics.schema import (
     UNIT_ENTITIES,
     UNITS,
 )
-from analytics.themes import tag_themes
+from analytics.themes import DEFAULT_PARAMS, signal_text, tag_themes
+from pipelines.chunks import Chunk, fan_out, in_order
 from pipelines.defs.decompose.assets import UNITS_TABLE, signals
-from pipelines.metadata import column_schema, native_table, table_metadata, warehouse_table
+from pipelines.metadata import (
+    column_schema,
+    graph_out,
+    native_table,
+    table_metadata,
+    warehouse_table,
+)
 from pipelines.resources import AimiResource, LazyEmbedder
 from warehouse.entity_reviews import read_entity_reviews
 from warehouse.given_names import load_given_names
+from warehouse.paths import DataDir
 from warehouse.registry import load_registry, registry_path
 from warehouse.reviews import ReviewFileError
-from warehouse.tables import read_table, write_table
+from warehouse.tables import drop_parts, read_part, read_table, write_part, write_table
 from warehouse.themes import load_theme_taxonomy
 
 
@@ -200,20 +209,24 @@ def entity_mentions(
     )
 
 
-@dg.asset(
-    deps=[signals],
-    metadata={"dagster/column_schema": column_schema(SIGNAL_THEMES)},
-    group_name="tag",
+_THEMES_STEP = "signal_themes"
+
+SIGNAL_THEMES_TABLE = dg.AssetSpec(
+    "signal_themes",
     description=(
         "Theme labels per signal on both axes (the 12 canonical labels only): MiniLM "
         "similarity to each label's description plus keyword evidence (both in "
         "`registry/themes.yaml`). Signals whose content did not change keep their labels."
     ),
+    group_name="tag",
     owners=["team:data-engineering"],
     kinds={"polars", "parquet"},
+    metadata={"dagster/column_schema": column_schema(SIGNAL_THEMES)},
 )
-def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    data = aimi.data()
+
+
+def _theme_work(data: DataDir) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The signals whose labels are kept (content unchanged), and those to tag."""
     signal_frame = read_table(data, "signals", SIGNALS)
     previous = read_table(data, "signal_themes", SIGNAL_THEMES)
     kept = previous.join(
@@ -222,14 +235,59 @@ def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
         how="semi",
     )
     todo = signal_frame.join(kept.select("signal_id"), on="signal_id", how="anti")
+    return kept, todo
+
+
+@dg.op(ins={"signals": dg.In(dg.Nothing)}, out=dg.DynamicOut(Chunk))
+def plan_themes(
+    context: dg.OpExecutionContext, aimi: AimiResource
+) -> Iterator[dg.DynamicOutput[Chunk]]:
+    """The signals to tag, cut into chunks of about equal text (what tagging embeds)."""
+    _, todo = _theme_work(aimi.data())
+    lead = DEFAULT_PARAMS.lead_chars
+    weights = [
+        len(signal_text(title, text, lead))
+        for title, text in todo.select("title", "text").iter_rows()
+    ]
+    yield from fan_out(context, "theme tagging", weights, aimi.chunks)
+
+
+@dg.op
+def tag_chunk(context: dg.OpExecutionContext, aimi: AimiResource, chunk: Chunk) -> Chunk:
+    """Tag one chunk of the signals to tag; its rows are written as a part."""
+    data = aimi.data()
+    _, todo = _theme_work(data)
+    todo = todo.slice(chunk.start, chunk.end - chunk.start)
     fresh = pl.DataFrame(schema=SIGNAL_THEMES)
     if todo.height:
-        tagged = tag_themes(todo, LazyEmbedder("theme tagging"), load_theme_taxonomy())
+        embed = LazyEmbedder("theme tagging", threads=aimi.encoder_threads())
+        tagged = tag_themes(todo, embed, load_theme_taxonomy())
         fresh = tagged.join(todo.select("signal_id", "content_hash"), on="signal_id").select(
             SIGNAL_THEMES.names()
         )
+    write_part(data, context.run_id, _THEMES_STEP, chunk.position, "signal_themes", fresh)
+    return chunk
+
+
+@dg.op(out=dg.Out(dg.Nothing))
+def collect_themes(
+    context: dg.OpExecutionContext, aimi: AimiResource, done: list[Chunk]
+) -> dg.Output[None]:
+    """The kept labels and the chunks' in one table."""
+    data = aimi.data()
+    kept, _ = _theme_work(data)
+    parts = []
+    for chunk in in_order(done):
+        part = read_part(
+            data, context.run_id, _THEMES_STEP, chunk.position, "signal_themes", SIGNAL_THEMES
+        )
+        if part is None:
+            raise dg.Failure(f"chunk {chunk.position} of the theme tagging wrote no rows")
+        parts.append(part)
+    fresh = pl.concat(parts)
     table = pl.concat([kept, fresh]).sort("signal_id")
     write_table(data, "signal_themes", table)
+    drop_parts(data, context.run_id, _THEMES_STEP)
     context.log.info("themes: %d signals tagged, %d unchanged and kept", fresh.height, kept.height)
     counts = (
         pl.concat(
@@ -247,11 +305,24 @@ def signal_themes(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mate
         .group_by("axis", "label")
         .len("signals")
     )
-    return dg.MaterializeResult(
+    return dg.Output(
+        None,
         metadata={
             **table_metadata(table),
             "tagged": fresh.height,
             "kept": kept.height,
+            "chunks": len(done),
             "labels": native_table(counts.sort("axis", "label"), max_rows=30),
-        }
+        },
     )
+
+
+@dg.graph_multi_asset(
+    name="signal_themes",
+    group_name="tag",
+    outs={"signal_themes": graph_out(SIGNAL_THEMES_TABLE)},
+    ins={"signals": dg.AssetIn(key=signals.key, dagster_type=dg.Nothing)},
+)
+def signal_themes(signals: None) -> dict[str, Any]:
+    """Label signals with the 12 themes, in chunks."""
+    return {"signal_themes": collect_themes(plan_themes(signals=signals).map(tag_chunk).collect())}
