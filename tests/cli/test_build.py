@@ -42,7 +42,14 @@ def test_both_entry_points_take_the_same_build_options() -> None:
     module = _options(pipelines.__main__.app, "build")
     assert aimi.pop("demo")[0] == ("--demo",)  # the one option of aimi's own
     assert aimi == module
-    assert set(module) == {"as_of", "wall_clock", "reextract", "decomposer", "data_dir"}
+    assert set(module) == {
+        "as_of",
+        "wall_clock",
+        "reextract",
+        "decomposer",
+        "processes",
+        "data_dir",
+    }
 
 
 def test_the_build_options_are_declared_once() -> None:
@@ -61,7 +68,7 @@ def test_the_build_options_are_declared_once() -> None:
                 ):
                     where = str(path.relative_to(ROOT))
                     declared.setdefault(str(node.args[0].value), []).append(where)
-    for flag in ("--wall-clock", "--reextract", "--decomposer", "--data-dir"):
+    for flag in ("--wall-clock", "--reextract", "--decomposer", "--processes", "--data-dir"):
         assert declared[flag] == ["pipelines/options.py"], flag
     # `refresh` takes a clock of its own, which no data dir remembers
     assert sorted(declared["--as-of"]) == ["pipelines/__main__.py", "pipelines/options.py"]
