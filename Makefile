@@ -55,13 +55,15 @@ test: setup  ## run the whole test suite on every core (installs redis-server, n
 	@scripts/ensure-nginx
 	@scripts/ensure-postgres
 	@scripts/ensure-chromium
-	@# the project's own modules too, for the same reason (a second; __pycache__/ is ignored)
+	@# the project's own modules too, for the same reason (a second; __pycache__/ is ignored);
+	@# and pytest may write bytecode: it keeps its assertion-rewritten test modules only then, so
+	@# with PYTHONDONTWRITEBYTECODE set every worker re-parsed ~420 modules each run (~7 s)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
-	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 test-fast: setup  ## the inner loop: every test that needs no demo snapshot and is not marked slow, on every core (pytest-xdist, one file per worker at a time)
 	@$(BIN)/python -m compileall -q $(PACKAGES) > /dev/null
-	$(BIN)/python -m pytest -m "not snapshot and not slow" -n auto --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not snapshot and not slow" -n auto --dist loadfile
 
 scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)
 	@scripts/ensure-redis

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jsonschema
 import pytest
 
 from analytics.llm_units import (
@@ -66,6 +65,10 @@ def test_an_answer_becomes_drafts_located_in_the_source() -> None:
 
 
 def test_the_schema_sent_accepts_what_the_parser_reads() -> None:
+    # imported here: jsonschema builds its URI grammars on import (~2.3 s of CPU), which every
+    # pytest-xdist worker would pay while collecting
+    import jsonschema
+
     jsonschema.validate(ANSWER, RESPONSE_SCHEMA)
     missing = {key: value for key, value in ANSWER.items() if key != "claims"}
     with pytest.raises(jsonschema.ValidationError):
