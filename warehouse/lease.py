@@ -66,6 +66,10 @@ class LeaseUnsupported(ObjectStoreError):
     """The store does not refuse a write whose condition fails: a lease there would be racy."""
 
 
+class LeaseLost(ObjectStoreError):
+    """This process's lease was taken over (or could not be renewed): it must not publish."""
+
+
 @dataclass(frozen=True)
 class Holder:
     """What the lease object holds (JSON). ``expires_at`` is the holder's own estimate, for
@@ -183,6 +187,7 @@ class StoreLease:
         self.lost: str | None = None  # why the hold was lost, once it was
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
+        self._renewing = threading.Lock()  # the renewer thread's and ``ensure_held``'s
 
     @property
     def where(self) -> str:
@@ -342,6 +347,10 @@ class StoreLease:
         """Write the lease again under the ETag this holder last wrote (its lifetime starts
         anew); False, with ``lost`` saying why, when another builder took it over or it was
         removed, or when the store could not be reached for a whole lifetime."""
+        with self._renewing:
+            return self._renew()
+
+    def _renew(self) -> bool:
         if self._holder is None or self.lost:
             return False
         holder = replace(
@@ -433,10 +442,34 @@ class StoreLease:
         """The lease for the block, renewed in the background, released at the end."""
         self.acquire(token, wait=wait, on_wait=on_wait)
         self._start_renewing()
+        with _holds_lock:
+            _holds.append(self)
         try:
             yield self
         finally:
+            with _holds_lock:
+                _holds.remove(self)
             self.release()
+
+
+# the leases this process holds now (``hold`` blocks), for ``ensure_held``
+_holds: list[StoreLease] = []
+_holds_lock = threading.Lock()
+
+
+def ensure_held() -> None:
+    """Renew every lease this process holds now, raising ``LeaseLost`` when one was taken
+    over: what a publish calls before it moves a pointer, so a builder that stalled past its
+    lease (and whose lease another builder took) publishes nothing. A renewal also starts a
+    new lifetime, so the publish that follows has one whole."""
+    with _holds_lock:
+        held = list(_holds)
+    for lease in held:
+        if not lease.renew():
+            raise LeaseLost(
+                f"this build lost the build lease {lease.where} ({lease.lost or 'not renewed'}): "
+                "it publishes nothing. Run it again."
+            )
 
 
 def _endpoint() -> str:

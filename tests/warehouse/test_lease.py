@@ -251,3 +251,20 @@ def test_the_build_lock_takes_the_lease_of_the_warehouses_store(
             pass
     assert _body(s3, warehouse_on_s3) is None
     assert not locks.build_lock_held_by(there, "launcher")
+
+
+def test_a_holder_that_lost_its_lease_is_stopped_before_it_publishes(
+    s3: S3Server, url: str
+) -> None:
+    from warehouse.lease import LeaseLost, ensure_held
+
+    with builder(s3, url, ttl=60).hold("holder") as held:
+        ensure_held()  # held: renewed, nothing raised
+        assert held.lost is None
+        # another builder's lease where this one's was (as after a stall past its lifetime)
+        key = url.removeprefix(f"s3://{s3.bucket}/") + "/build.lease"
+        s3.client().put_object(Bucket=s3.bucket, Key=key, Body=b'{"token": "another"}')
+        with pytest.raises(LeaseLost, match="lost the build lease .* publishes nothing"):
+            ensure_held()
+    assert (_body(s3, url) or {}).get("token") == "another"  # its release left that alone
+    ensure_held()  # nothing held any more
