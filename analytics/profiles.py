@@ -19,7 +19,7 @@ import polars as pl
 from analytics import trends as t
 from analytics.cooccurrence import KEY_A, KEY_B, co_occurrence
 from analytics.entities import EntityType
-from analytics.render import iso_utc
+from analytics.records import iso_utc
 from analytics.schema import CONTENT_TYPES, ENTITY_PROFILES, THEME_PROFILES
 from analytics.themes import AXES, THEME_LABELS, Axis
 

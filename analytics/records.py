@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, Literal
 
 from analytics.schema import SOURCE_KINDS
 from analytics.urls import InvalidURLError, canonical_url, registrable_domain, source_id_for
@@ -89,6 +89,22 @@ def parse_timestamp(value: object) -> datetime:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)
+
+
+def iso_utc(moment: datetime, *, precision: Literal["seconds", "microseconds"] = "seconds") -> str:
+    """An ISO 8601 instant in UTC with a ``Z``; ``parse_timestamp`` reads it back. A naive
+    datetime is taken to be UTC already, an aware one is converted.
+
+    ``"seconds"``: ``2025-06-01T09:30:00Z``, the fraction dropped, the one format the API
+    serves (every served timestamp, the pre-rendered JSON, exports). ``"microseconds"``: the
+    fraction a datetime carries kept (``…T09:30:00.250000Z``; none when it is zero), what a
+    source adapter writes into a record, so that nothing it parsed is lost before ingest.
+    """
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    if precision == "seconds":
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.isoformat() + "Z"
 
 
 def _required_string(raw: dict[str, Any], name: str, limit: int) -> str:

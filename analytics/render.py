@@ -8,21 +8,16 @@ the same shapes and a test checks the two agree.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 import orjson
 import polars as pl
 
 from analytics.copies import copy_of
+from analytics.records import iso_utc
 from analytics.schema import SEARCH_UNITS, SERVED_SIGNALS
 
 CENTRAL_ROLES = ("thesis", "synopsis")
-
-
-def iso_utc(moment: datetime) -> str:
-    """``2025-06-01T09:30:00Z``: the one timestamp format the API uses."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def served_signals(signals: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:

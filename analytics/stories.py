@@ -36,7 +36,8 @@ import polars as pl
 
 from analytics.copies import normalized_text
 from analytics.embedding import EMBEDDING_DIM, FloatMatrix
-from analytics.render import CENTRAL_ROLES, iso_utc, served_signals
+from analytics.records import iso_utc
+from analytics.render import CENTRAL_ROLES, served_signals
 from analytics.schema import SERVED_STORIES, STORIES, STORY_SIGNALS
 
 SIGNAL_ID = "signal_id"

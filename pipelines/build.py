@@ -140,17 +140,35 @@ def build_lock(data: DataDir, *, wait: bool, token: str = "") -> Iterator[None]:
     """Exclusive use of the data dir for one build; ``wait=False`` raises ``BuildBusy``;
     ``token`` is written into the lock file (``locks.build_lock``)."""
 
+    from warehouse.lease import LeaseBusy
+    from warehouse.object_store import ObjectStoreError
+
     def say_waiting() -> None:
         sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")
 
+    def say_lease_waiting(why: str) -> None:
+        sys.stderr.write(f"waiting: {why}\n")
+
     with contextlib.ExitStack() as held:
         try:
-            held.enter_context(locks.build_lock(data, wait=wait, on_wait=say_waiting, token=token))
+            held.enter_context(
+                locks.build_lock(
+                    data,
+                    wait=wait,
+                    on_wait=say_waiting,
+                    token=token,
+                    on_lease_wait=say_lease_waiting,
+                )
+            )
+        except LeaseBusy as busy:
+            raise BuildBusy(f"{busy}; try again when it has finished") from None
         except locks.LockBusy:
             raise BuildBusy(
                 f"another build or refresh is running on {data.root} (it holds "
                 f"{data.build_lock.name}); try again when it has finished"
             ) from None
+        except ObjectStoreError as exc:  # unreachable, or no conditional writes there
+            raise BuildError(f"cannot take the build lease: {exc}") from None
         yield
 
 

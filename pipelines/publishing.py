@@ -25,7 +25,8 @@ import polars as pl
 from analytics.changes import assign_change_seqs
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import CHANGE_STATE
-from warehouse.locks import publish_lock
+from warehouse.lease import LeaseLost, ensure_held
+from warehouse.locks import build_lock_held_by, publish_lock
 from warehouse.object_store import open_object_store
 from warehouse.paths import DataDir
 from warehouse.search_index import build_search_files
@@ -197,11 +198,23 @@ def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, A
     return {"static_site": report}
 
 
-def publish_staged(data: DataDir, staged: OpenedSnapshot) -> OpenedSnapshot:
+def publish_staged(
+    data: DataDir, staged: OpenedSnapshot, *, lock_token: str = ""
+) -> OpenedSnapshot:
     """Seal the static JSON tree and site into the staged snapshot, switch ``CURRENT`` to it
     and refresh the catalog's ``served_*`` views. What did not change since the current
-    snapshot's site is linked from it, not written again."""
+    snapshot's site is linked from it, not written again.
+
+    A build that lost the build lease to another machine's build publishes nothing
+    (``LeaseLost``): the leases this process holds are renewed first, and a step of a
+    multiprocess run (``lock_token``, its launcher's) checks its launcher still holds it."""
     with publish_lock(data):
+        ensure_held()
+        if lock_token and not build_lock_held_by(data, lock_token):
+            raise LeaseLost(
+                "the build that started this run no longer holds the build lock (or its "
+                "lease): it publishes nothing. Run it again."
+            )
         previous = current_snapshot_dir(data)
         # unverified: its entries are only reused for files that are the same inode, and the
         # new snapshot is verified whole; a manifest that cannot be read links nothing

@@ -141,15 +141,24 @@ class AimiResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             if context.log is not None:
                 context.log.info("waiting for the build running on %s to finish", self.data().root)
 
+        def say_lease_waiting(why: str) -> None:
+            if context.log is not None:
+                context.log.info("waiting: %s", why)
+
         with contextlib.ExitStack() as held:
             if self.lock_token:
                 if not locks.build_lock_held_by(self.data(), self.lock_token):
                     raise dg.Failure(
                         f"the build that started this run no longer holds the build lock of "
-                        f"{self.data().root}: its step runs nothing. Start the build again."
+                        f"{self.data().root} (nor, with a shared store, its lease there): its "
+                        "step runs nothing. Start the build again."
                     )
             elif context.run is not None and not _delivers_only(context.run):
-                held.enter_context(locks.build_lock(self.data(), on_wait=say_waiting))
+                held.enter_context(
+                    locks.build_lock(
+                        self.data(), on_wait=say_waiting, on_lease_wait=say_lease_waiting
+                    )
+                )
             self.setup_for_execution(context)
             try:
                 yield self

@@ -24,8 +24,7 @@ from typing import Any, Literal, get_args
 import orjson
 import polars as pl
 
-from analytics.records import parse_timestamp
-from analytics.render import iso_utc
+from analytics.records import iso_utc, parse_timestamp
 from analytics.themes import AXES, THEME_LABELS
 from analytics.trends import MIN_LABELLED, MODES
 from serving import service

@@ -22,7 +22,7 @@ import polars as pl
 
 from analytics.entities import Entity, entity_from_row
 from analytics.linking import EntityIndex
-from analytics.render import iso_utc
+from analytics.records import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
 from serving.catalog import EntityCatalog, StoryCatalog, ThemeCatalog
 from serving.cursor import PublishedKey

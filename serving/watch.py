@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from analytics.render import iso_utc
+from analytics.records import iso_utc
 from warehouse.files import atomic_write_bytes
 from warehouse.locks import file_lock
 from warehouse.paths import DataDir

@@ -1,7 +1,9 @@
 """Inter-process locks (``flock``): the one helper every lock in the project goes through.
 
 - ``build_lock``: held by whatever materializes and publishes (`aimi build`, an admin refresh,
-  any Dagster run), so two runs never build over one data dir at once.
+  any Dagster run), so two runs never build over one data dir at once; with the warehouse or
+  the snapshot store on an S3-compatible store, also a lease there (``warehouse.lease``), so
+  two builders on two machines never build over one warehouse at once.
 - ``publish_lock``: held while a build numbers changes and switches the snapshot pointer.
 - ``exclusive``: an already open file, e.g. the rate-limit counters every worker maps.
 - ``file_lock``: a lock file, e.g. the one each review file is appended under
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import fcntl
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -78,6 +81,7 @@ def build_lock(
     wait: bool = True,
     on_wait: Callable[[], None] | None = None,
     token: str = "",
+    on_lease_wait: Callable[[str], None] | None = None,
 ) -> Iterator[None]:
     """Exclusive use of the data dir for one run: `aimi build`, an admin refresh, and every
     Dagster run (its resource takes it: UI, schedule and sensor runs too).
@@ -87,6 +91,12 @@ def build_lock(
     Whoever takes it writes ``token`` into the lock file (empty by default), which
     ``build_lock_held_by`` reads: the steps of a multiprocess run, each its own process, check
     that their launcher still holds it.
+
+    When the warehouse or the snapshot store is on an S3-compatible store, the lock file's
+    holder then takes the store's lease (``warehouse.lease``) under ``token`` (a random one
+    when empty), waiting while another machine's build holds it (``on_lease_wait`` gets who
+    holds it; else ``on_wait`` is called), or raising ``LeaseBusy`` (a ``LockBusy``) when
+    ``wait`` is False; the lease is renewed while the block runs and released after it.
     """
     path = data.build_lock.resolve()
     counts: dict[Path, int] = _held.__dict__.setdefault("counts", {})
@@ -102,13 +112,40 @@ def build_lock(
         path.write_text(token)
         counts[path] = 1
         try:
-            yield
+            with _lease(token or secrets.token_hex(16), wait, on_wait, on_lease_wait):
+                yield
         finally:
             del counts[path]
 
 
+def _lease(
+    token: str,
+    wait: bool,
+    on_wait: Callable[[], None] | None,
+    on_lease_wait: Callable[[str], None] | None,
+) -> AbstractContextManager[object]:
+    """The store's lease (``warehouse.lease``; imported here: it imports boto3's wrappers)."""
+    from warehouse.lease import hold_configured
+
+    def waiting(why: str) -> None:
+        if on_lease_wait is not None:
+            on_lease_wait(why)
+        elif on_wait is not None:
+            on_wait()
+
+    held: AbstractContextManager[object] = hold_configured(token, wait=wait, on_wait=waiting)
+    return held
+
+
 def build_lock_held_by(data: DataDir, token: str) -> bool:
-    """Whether another process holds the data dir's build lock and took it with ``token``."""
+    """Whether another process holds the data dir's build lock and took it with ``token``;
+    with a store's lease configured (``warehouse.lease``), whether the lease is unexpired and
+    held under ``token``, which a step on another machine than its launcher can see too."""
+    from warehouse.lease import configured_lease
+
+    lease = configured_lease()
+    if lease is not None:
+        return bool(token) and lease.held_by(token)
     path = data.build_lock.resolve()
     if not token or not path.exists():
         return False

@@ -121,6 +121,10 @@ class Settings(BaseSettings):
     # instead of in <data dir>/warehouse, so build steps on several machines share one
     # warehouse; the client is the snapshot store's (boto3, AWS_* variables)
     warehouse_url: str | None = None
+    # the lifetime of the build lease on that store (or on the snapshot store) that builders
+    # on several machines share (warehouse.lease): renewed every quarter of it while a build
+    # runs, taken over by another builder once it is past
+    build_lease_seconds: float = Field(default=60.0, ge=1.0)
     # what embeds search queries: "onnx-int8" (ONNX Runtime over MiniLM exported into
     # model_cache with int8 weights, each query run alone: ~3.4x faster than torch, cosine
     # >= 0.97 to its vectors, search quality within 0.005), "onnx" (the same at full precision:

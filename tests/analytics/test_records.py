@@ -102,3 +102,22 @@ def test_podcast_segments_are_typed_and_joined_into_text() -> None:
     )
     assert [s.end_s for s in rec.segments] == [60, 120]
     assert "Hi." in rec.text and "chips." in rec.text
+
+
+def test_iso_utc_in_the_api_s_seconds_or_with_an_adapter_s_microseconds() -> None:
+    from datetime import timedelta, timezone
+
+    from analytics.records import iso_utc, parse_timestamp
+
+    moment = datetime(2025, 6, 1, 9, 30, 0, 250000, tzinfo=UTC)
+    assert iso_utc(moment) == "2025-06-01T09:30:00Z"  # what the API serves
+    assert iso_utc(moment, precision="microseconds") == "2025-06-01T09:30:00.250000Z"
+    assert iso_utc(moment.replace(microsecond=0), precision="microseconds") == (
+        "2025-06-01T09:30:00Z"
+    )
+    # a naive datetime is UTC already; an aware one in another zone is converted
+    assert iso_utc(moment.replace(tzinfo=None)) == "2025-06-01T09:30:00Z"
+    paris = moment.astimezone(timezone(timedelta(hours=2)))
+    assert iso_utc(paris) == "2025-06-01T09:30:00Z"
+    assert iso_utc(paris, precision="microseconds") == "2025-06-01T09:30:00.250000Z"
+    assert parse_timestamp(iso_utc(moment, precision="microseconds")) == moment

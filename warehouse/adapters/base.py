@@ -4,7 +4,7 @@ normalizing dates and field aliases, and building error records a person can act
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +64,6 @@ def apply_aliases(fields: dict[str, Any]) -> dict[str, Any]:
                     result[name] = result.pop(alias)
                     break
     return result
-
-
-def iso_utc(moment: datetime) -> str:
-    """An ISO 8601 string in UTC (a naive datetime is taken to be UTC already)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def split_sizes(total: int, parts: int) -> list[int]:

@@ -14,11 +14,11 @@ from typing import Any
 
 import feedparser  # type: ignore[import-untyped]  # ships neither types nor a py.typed marker
 
+from analytics.records import iso_utc
 from warehouse.adapters.base import (
     RAW_PREVIEW_CHARS,
     RawRecord,
     error_record,
-    iso_utc,
     split_sizes,
 )
 from warehouse.adapters.html import fragment_to_text
@@ -61,7 +61,7 @@ def _published(entry: Any) -> str | None:
         parsed = _get(entry, key)
         if isinstance(parsed, time.struct_time):
             # feedparser normalizes every date it understands to a UTC struct_time
-            return iso_utc(datetime(*parsed[:6], tzinfo=UTC))
+            return iso_utc(datetime(*parsed[:6], tzinfo=UTC), precision="microseconds")
     return None
 
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import trafilatura
 
+from analytics.records import iso_utc
 from warehouse.adapters.base import (
     RAW_PREVIEW_CHARS,
     RawRecord,
     error_record,
-    iso_utc,
 )
 from warehouse.adapters.sidecar import load_sidecar, sidecar_hint
 
@@ -96,7 +96,7 @@ def _iso_date(value: object) -> str | None:
     # htmldate leaves %z empty when the page gives no offset; such times are taken as UTC
     for fmt in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
         try:
-            return iso_utc(datetime.strptime(value.strip(), fmt))
+            return iso_utc(datetime.strptime(value.strip(), fmt), precision="microseconds")
         except ValueError:
             continue
     return None

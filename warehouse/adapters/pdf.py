@@ -13,7 +13,8 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, PdfReadError
 
-from warehouse.adapters.base import RAW_PREVIEW_CHARS, RawRecord, error_record, iso_utc
+from analytics.records import iso_utc
+from warehouse.adapters.base import RAW_PREVIEW_CHARS, RawRecord, error_record
 from warehouse.adapters.sidecar import load_sidecar, sidecar_hint
 
 PDF_SUFFIXES = (".pdf",)
@@ -155,7 +156,7 @@ def read_pdf(path: Path) -> Iterator[RawRecord]:
     if isinstance(meta_author, str) and meta_author.strip():
         data["author"] = meta_author.strip()
     if created is not None:
-        data["published_at"] = iso_utc(created)
+        data["published_at"] = iso_utc(created, precision="microseconds")
     arxiv = _ARXIV.search(pages[0] if pages else "")
     if arxiv:
         # the version-less abstract page, so that v1 and v2 of a paper are one source

@@ -199,7 +199,7 @@ def static_site(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materi
     if staged is None:
         raise SnapshotError("no staged snapshot: materialize `snapshot` first")
     started = time.perf_counter()
-    opened = publish_staged(data, staged)
+    opened = publish_staged(data, staged, lock_token=aimi.lock_token)
     seconds = time.perf_counter() - started
     report = opened.manifest.metadata["static_site"]
     context.log.info(
