@@ -141,7 +141,7 @@ def handcheck(
     extra: dict[str, Any] = {}
     if CANDIDATE_JUDGMENTS.is_file():
         extra = json.loads(CANDIDATE_JUDGMENTS.read_text(encoding="utf-8"))["signals"]
-    changed, unjudged, right, labels_right, labels_total = [], [], 0, 0, 0
+    changed, unjudged, right, labels_right, labels_total, missing = [], [], 0, 0, 0, 0
     for i in rows:
         rec, tag = ai.row(i, named=True), tags.row(i, named=True)
         sid = rec["signal_id"]
@@ -170,12 +170,14 @@ def handcheck(
         labels_total += total
         labels_right += total - len(wrong)
         right += not wrong and not entry.get("missing")
+        missing += bool(entry.get("missing"))
     return {
         "changed": changed,
         "unjudged": unjudged,
         "right": right,
         "labels_right": labels_right,
         "labels_total": labels_total,
+        "missing": missing,
         "judged": len(rows) - len(unjudged),
     }
 

@@ -1,5 +1,6 @@
-"""The build's MiniLM: the one encoder every embedding pass of a build goes through (topic
-segmentation, decomposition, theme tagging, unit embeddings), chosen by ``AIMI_BUILD_ENCODER``.
+"""The build's MiniLM: the encoder every embedding pass of a build goes through (topic
+segmentation, decomposition, unit embeddings, and theme tagging unless it runs on int8, below),
+chosen by ``AIMI_BUILD_ENCODER``.
 
 ``onnx`` (the default) is the query path's ONNX Runtime encoder (``warehouse.onnx_encoder``)
 over the fp32 export: what a build stores (unit vectors, and the similarities that decide
@@ -12,6 +13,14 @@ stale (torch is imported then, once); after that a build never imports torch.
 
 ``torch`` is the fallback: the forward pass of ``warehouse.embeddings``, for a machine where the
 ONNX file cannot be made.
+
+Theme tagging is the exception (``load_theme_encoder``): it stores no vector, only the labels
+its similarities pick, and it is the build's longest pass (1,833 leads of ~230 tokens in the
+demo, near two cores' fp32 limit). With ``AIMI_THEME_PRECISION=int8`` (the default) it runs on
+the query path's int8 export, each text alone (its activations are quantized over the run, so a
+vector depends on its text only, whatever the chunking or thread count): 1.85× less CPU on the
+demo's leads, labels within the hand-check's noise of fp32's (docs/quality.md, "Themes on the
+int8 encoder"; docs/decisions.md). ``fp32`` tags on the build encoder, as before.
 
 Either way each distinct text is embedded once per process (``MemoEncoder``): the passes repeat
 texts — in the demo build, decomposition embeds 5,963 sentences of which 2,669 are distinct, and

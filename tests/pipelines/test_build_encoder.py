@@ -319,9 +319,11 @@ def test_int8_theme_vectors_depend_on_the_text_alone(onnx_cache: Path) -> None:
         np.testing.assert_array_equal(together[i], one([text])[0])
 
 
-# Label agreement of int8 with fp32 measured on the whole demo corpus (bench/themes_encoders.py,
-# docs/quality.md "Themes on the int8 encoder"): value chain, market force.
-INT8_AGREEMENT = {"value_chain": 0.95, "market_force": 0.95}
+# Share of signals whose labels on an axis are fp32's, int8 against fp32, measured on this test's
+# sample (every 12th demo record with a text: 135 signals) on 2026-11-28: value chain 123 (0.911),
+# market force 131 (0.970). On the whole demo corpus (1,797 signals) 0.936 and 0.960, on AINews
+# 2025 0.942 and 0.956 (bench/themes_encoders.py; docs/quality.md "Themes on the int8 encoder").
+INT8_AGREEMENT = {"value_chain": 0.91, "market_force": 0.97}
 
 
 @pytest.mark.slow  # MiniLM on two precisions over a corpus sample
@@ -345,5 +347,5 @@ def test_int8_theme_labels_agree_with_fp32(build_minilm: Embedder) -> None:
         same = [
             set(a) == set(b) for a, b in zip(got[axis].to_list(), want[axis].to_list(), strict=True)
         ]
-        assert len(same) >= 100
+        assert len(same) == 135
         assert sum(same) / len(same) >= rate, axis
