@@ -53,21 +53,26 @@ class RunClock:
 class LazyEmbedder:
     """The build's MiniLM (``warehouse.build_encoder``: ONNX Runtime, or torch when
     ``AIMI_BUILD_ENCODER=torch``), loaded on first use: a build whose signals are all unchanged
-    never loads it.
+    never loads it. ``themes`` takes theme tagging's encoder instead (``load_theme_encoder``:
+    int8 unless ``AIMI_THEME_PRECISION=fp32``).
 
     ``progress`` names the pass (``decomposition``, ``theme tagging``) on a progress bar over
     each call's batches, shown on a terminal (stderr a TTY) when a call has enough batches for
     one to matter: the analytics stay pure, the asset that passes this embedder decides.
     """
 
-    def __init__(self, progress: str | None = None, *, threads: int | None = None) -> None:
+    def __init__(
+        self, progress: str | None = None, *, threads: int | None = None, themes: bool = False
+    ) -> None:
         self.progress = progress if progress and sys.stderr.isatty() else None
         self.threads = threads
+        self.themes = themes
 
     def __call__(self, texts: Sequence[str]) -> FloatMatrix:
-        from warehouse.build_encoder import load_build_encoder
+        from warehouse.build_encoder import load_build_encoder, load_theme_encoder
 
-        encoder = load_build_encoder(threads=self.threads)
+        load = load_theme_encoder if self.themes else load_build_encoder
+        encoder = load(threads=self.threads)
         if self.progress is None:
             return encoder(texts)
         return encoder(texts, progress=True, label=self.progress)

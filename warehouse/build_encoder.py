@@ -1,5 +1,6 @@
-"""The build's MiniLM: the one encoder every embedding pass of a build goes through (topic
-segmentation, decomposition, theme tagging, unit embeddings), chosen by ``AIMI_BUILD_ENCODER``.
+"""The build's MiniLM: the encoder every embedding pass of a build goes through (topic
+segmentation, decomposition, unit embeddings, and theme tagging unless it runs on int8, below),
+chosen by ``AIMI_BUILD_ENCODER``.
 
 ``onnx`` (the default) is the query path's ONNX Runtime encoder (``warehouse.onnx_encoder``)
 over the fp32 export: what a build stores (unit vectors, and the similarities that decide
@@ -12,6 +13,14 @@ stale (torch is imported then, once); after that a build never imports torch.
 
 ``torch`` is the fallback: the forward pass of ``warehouse.embeddings``, for a machine where the
 ONNX file cannot be made.
+
+Theme tagging is the exception (``load_theme_encoder``): it stores no vector, only the labels
+its similarities pick, and it is the build's longest pass (1,833 leads of ~230 tokens in the
+demo, near two cores' fp32 limit). With ``AIMI_THEME_PRECISION=int8`` (the default) it runs on
+the query path's int8 export, each text alone (its activations are quantized over the run, so a
+vector depends on its text only, whatever the chunking or thread count): 1.85× less CPU on the
+demo's leads, labels within the hand-check's noise of fp32's (docs/quality.md, "Themes on the
+int8 encoder"; docs/decisions.md). ``fp32`` tags on the build encoder, as before.
 
 Either way each distinct text is embedded once per process (``MemoEncoder``): the passes repeat
 texts — in the demo build, decomposition embeds 5,963 sentences of which 2,669 are distinct, and
@@ -27,12 +36,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
 from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 from warehouse.settings import load_settings
+
+if TYPE_CHECKING:
+    from warehouse.onnx_encoder import Precision
 
 BuildEncoderChoice = Literal["onnx", "torch"]
 
@@ -99,23 +111,45 @@ def load_build_encoder(*, threads: int | None = None) -> BuildEncoder:
     return _load(settings.build_encoder, settings.model_cache, threads)
 
 
+def load_theme_encoder(*, threads: int | None = None) -> BuildEncoder:
+    """What theme tagging embeds with: the int8 ONNX encoder when ``AIMI_THEME_PRECISION`` is
+    ``int8`` (the default) and the build runs on ONNX, else the build encoder itself. Loaded
+    once per process and thread count, like ``load_build_encoder``."""
+    settings = load_settings()
+    if settings.build_encoder == "torch" or settings.theme_precision == "fp32":
+        return load_build_encoder(threads=threads)
+    threads = threads or settings.build_threads or available_cores()
+    return _load_onnx(settings.model_cache, threads, "int8")
+
+
 @lru_cache(maxsize=4)
 def _load(choice: BuildEncoderChoice, cache_dir: Path, threads: int) -> BuildEncoder:
     if choice == "torch":
         from warehouse.embeddings import load_minilm
 
         return MemoEncoder(load_minilm())
+    return _load_onnx(cache_dir, threads, "fp32")
+
+
+@lru_cache(maxsize=4)
+def _load_onnx(cache_dir: Path, threads: int, precision: Precision) -> BuildEncoder:
     from warehouse.onnx_encoder import OnnxEncoder, export_onnx, onnx_model_path
 
-    dest = onnx_model_path(cache_dir, "fp32")
+    dest = onnx_model_path(cache_dir, precision)
     try:
-        path = export_onnx(dest, precision="fp32").path
+        path = export_onnx(dest, precision=precision).path
         encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
     except Exception as exc:
+        fallback = (
+            "AIMI_BUILD_ENCODER=torch builds with the torch encoder instead (the same vectors, "
+            "slower)."
+            if precision == "fp32"
+            else "AIMI_THEME_PRECISION=fp32 tags themes with the build's fp32 encoder instead "
+            "(the labels before issue 33, slower)."
+        )
         raise BuildEncoderUnavailable(
             f"the build's ONNX encoder could not be made at {dest} "
-            f"({type(exc).__name__}: {exc}). `aimi encoder export --precision fp32` exports it "
-            "(it needs torch and onnx once); AIMI_BUILD_ENCODER=torch builds with the torch "
-            "encoder instead (the same vectors, slower)."
+            f"({type(exc).__name__}: {exc}). `aimi encoder export --precision {precision}` "
+            f"exports it (it needs torch and onnx once); {fallback}"
         ) from exc
     return MemoEncoder(encoder)

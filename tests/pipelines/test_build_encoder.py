@@ -32,6 +32,7 @@ from warehouse.build_encoder import (
     MemoEncoder,
     available_cores,
     load_build_encoder,
+    load_theme_encoder,
 )
 from warehouse.embeddings import MiniLM, load_minilm
 from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path, read_record
@@ -57,9 +58,12 @@ def settings_env(monkeypatch: pytest.MonkeyPatch, onnx_cache: Path) -> Iterator[
     monkeypatch.setenv("AIMI_MODEL_CACHE", str(onnx_cache))
     monkeypatch.delenv("AIMI_BUILD_ENCODER", raising=False)
     monkeypatch.delenv("AIMI_BUILD_THREADS", raising=False)
+    monkeypatch.delenv("AIMI_THEME_PRECISION", raising=False)
     build_encoder._load.cache_clear()
+    build_encoder._load_onnx.cache_clear()
     yield
     build_encoder._load.cache_clear()
+    build_encoder._load_onnx.cache_clear()
 
 
 @pytest.fixture
@@ -223,13 +227,16 @@ def test_a_build_on_the_onnx_encoder_never_imports_torch(
     assert demo_build_report["torch_imported"] is False
 
 
-# Loads the build's encoder in a fresh interpreter, embeds one text, reports whether torch was
-# imported.
+# Loads the build's encoder and theme tagging's in a fresh interpreter, embeds one text on each,
+# reports whether torch was imported.
 _ENCODE_AND_REPORT = """
 import json, sys
 from warehouse.build_encoder import load_build_encoder
 
+from warehouse.build_encoder import load_theme_encoder
+
 vectors = load_build_encoder()(["Acme raised $2 billion on Monday."])
+vectors = [*vectors, *load_theme_encoder()(["Acme raised $2 billion on Monday."])]
 print(json.dumps({"torch": "torch" in sys.modules, "rows": len(vectors)}))
 """
 
@@ -255,5 +262,90 @@ def test_only_the_fallback_imports_torch(
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {
         "torch": imports_torch,
-        "rows": 1,
+        "rows": 2,
     }
+
+
+def test_theme_tagging_runs_on_int8_unless_set_to_fp32(monkeypatch: pytest.MonkeyPatch) -> None:
+    themes = load_theme_encoder()
+    assert isinstance(themes, MemoEncoder) and isinstance(themes.encoder, OnnxEncoder)
+    assert themes.encoder.precision == "int8" and themes.encoder.runs_alone
+    assert themes is not load_build_encoder() and load_theme_encoder() is themes
+    monkeypatch.setenv("AIMI_THEME_PRECISION", "fp32")
+    assert load_theme_encoder() is load_build_encoder()
+    monkeypatch.setenv("AIMI_BUILD_THREADS", "1")
+    one = load_theme_encoder()
+    assert isinstance(one, MemoEncoder) and isinstance(one.encoder, OnnxEncoder)
+    assert one.encoder.precision == "fp32"
+    assert one.encoder._session.get_session_options().intra_op_num_threads == 1
+    # the torch fallback has no int8 file to run: themes go with the build encoder
+    monkeypatch.delenv("AIMI_THEME_PRECISION")
+    monkeypatch.setenv("AIMI_BUILD_ENCODER", "torch")
+    assert load_theme_encoder() is load_build_encoder()
+
+
+def test_a_bad_theme_precision_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIMI_THEME_PRECISION", "int4")
+    with pytest.raises(ValueError, match="theme_precision"):
+        load_theme_encoder()
+
+
+def test_a_missing_int8_file_names_the_fp32_choice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setenv("AIMI_MODEL_CACHE", str(blocked))
+    with pytest.raises(BuildEncoderUnavailable) as failed:
+        load_theme_encoder()
+    message = str(failed.value)
+    assert str(onnx_model_path(blocked, "int8")) in message
+    assert "aimi encoder export --precision int8" in message
+    assert "AIMI_THEME_PRECISION=fp32" in message
+
+
+@pytest.mark.slow  # MiniLM on two precisions over a corpus sample
+def test_int8_theme_vectors_depend_on_the_text_alone(onnx_cache: Path) -> None:
+    # what keeps a chunked or multiprocess build's labels those of one pass: a text's int8
+    # vector is the same bytes whatever it is called with and on however many threads
+    path = onnx_model_path(onnx_cache, "int8")
+    texts = [f"{r['title']}\n{r['text'][:1000]}" for r in _demo_sample(150)]
+    one = OnnxEncoder(path, threads=1, spinning=False, exact_lengths=True)
+    two = OnnxEncoder(path, threads=2, spinning=False, exact_lengths=True)
+    together = one(texts)
+    np.testing.assert_array_equal(together, two(texts))
+    np.testing.assert_array_equal(together[::-1], two(texts[::-1]))
+    for i, text in enumerate(texts[:3]):
+        np.testing.assert_array_equal(together[i], one([text])[0])
+
+
+# Share of signals whose labels on an axis are fp32's, int8 against fp32, measured on this test's
+# sample (every 12th demo record with a text: 135 signals) on 2026-11-28: value chain 123 (0.911),
+# market force 131 (0.970). On the whole demo corpus (1,797 signals) 0.936 and 0.960, on AINews
+# 2025 0.942 and 0.956 (bench/themes_encoders.py; docs/quality.md "Themes on the int8 encoder").
+INT8_AGREEMENT = {"value_chain": 0.91, "market_force": 0.97}
+
+
+@pytest.mark.slow  # MiniLM on two precisions over a corpus sample
+def test_int8_theme_labels_agree_with_fp32(build_minilm: Embedder) -> None:
+    sample = _demo_sample(12)
+    signals = pl.DataFrame(
+        {
+            "signal_id": [f"s{i}" for i in range(len(sample))],
+            "title": [r["title"] for r in sample],
+            "text": [r["text"] for r in sample],
+        }
+    )
+    taxonomy = load_theme_taxonomy()
+    int8 = load_theme_encoder(threads=1)
+    assert isinstance(int8, MemoEncoder) and isinstance(int8.encoder, OnnxEncoder)
+    assert int8.encoder.precision == "int8"
+    got = tag_themes(signals, int8, taxonomy)
+    want = tag_themes(signals, build_minilm, taxonomy)
+    assert got["signal_id"].to_list() == want["signal_id"].to_list()
+    for axis, rate in INT8_AGREEMENT.items():
+        same = [
+            set(a) == set(b) for a, b in zip(got[axis].to_list(), want[axis].to_list(), strict=True)
+        ]
+        assert len(same) == 135
+        assert sum(same) / len(same) >= rate, axis

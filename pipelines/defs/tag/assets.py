@@ -260,7 +260,7 @@ def tag_chunk(context: dg.OpExecutionContext, aimi: AimiResource, chunk: Chunk) 
     todo = todo.slice(chunk.start, chunk.end - chunk.start)
     fresh = pl.DataFrame(schema=SIGNAL_THEMES)
     if todo.height:
-        embed = LazyEmbedder("theme tagging", threads=aimi.encoder_threads())
+        embed = LazyEmbedder("theme tagging", threads=aimi.encoder_threads(), themes=True)
         tagged = tag_themes(todo, embed, load_theme_taxonomy())
         fresh = tagged.join(todo.select("signal_id", "content_hash"), on="signal_id").select(
             SIGNAL_THEMES.names()
