@@ -60,7 +60,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -82,10 +81,11 @@ from scripts.arrangement import (  # noqa: E402
     Credentials,
     Failed,
     Load,
-    MissingTool,
-    find_tool,
+    add_arguments,
+    guarded,
     health_id,
     note,
+    run_folder,
     spend_quota,
 )
 from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
@@ -1285,59 +1285,40 @@ def scan_secrets(run: Run) -> Outcome:
     return outcome
 
 
-def fault_test(args: argparse.Namespace, work: Path) -> list[Outcome]:
-    find_tool("nginx")
-    find_tool("redis-server")
-    builder = (args.builder or work / "builder").resolve()
-    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=work))
+def fault_test(args: argparse.Namespace) -> list[Outcome]:
     credentials = Credentials.random()
     dev_key = f"fault-test-dev-{os.urandom(8).hex()}"
     outcomes: list[Outcome] = []
-    with ExitStack() as stack:
-        parts = Arrangement(
-            stack,
-            run_dir,
-            builder,
-            dev_key,
-            TIERS,
-            credentials=credentials,
-            start_timeout=args.start_timeout,
-            gated=True,
-            workers=args.workers,
-        )
-        parts.start_store()
-        parts.start_redis()
-        first = parts.push_builder()
-        quota_keys = [parts.create_key(f"fault-{n}", "fault") for n in range(2)]
-        parts.start_replicas(first)
-        parts.start_nginx(first)
-        run = Run(parts, stack, credentials, dev_key, quota_keys, api_keys=tuple(quota_keys))
-        for name in args.cases:
-            outcome = Outcome(name)
-            began = time.monotonic()
-            note(f"case {name}")
-            try:
-                CASE_FUNCTIONS[name](run, outcome)
-            except Failed as exc:
-                outcome.failed.append(str(exc).splitlines()[0])
-                note(str(exc))
-            except Exception as exc:  # a step that broke: this case fails, the next ones run
-                outcome.failed.append(f"the case stopped: {exc!r}"[:300])
-                note(traceback.format_exc())
-            outcome.seconds = time.monotonic() - began
-            outcome.held = run.held()
-            if outcome.load is not None and outcome.load.failures:
-                note(f"{name}: failures:\n  " + "\n  ".join(outcome.load.failures[:10]))
-            sys.stdout.write(outcome.line() + "\n")
-            sys.stdout.flush()
-            outcomes.append(outcome)
-        outcomes.append(scan_secrets(run))
-        sys.stdout.write(outcomes[-1].line() + "\n")
-    prune(DataDir(builder), keep=3)  # the builder is reused: its staged copies go
-    if not args.keep and not any(o.failed for o in outcomes):
-        shutil.rmtree(run_dir, ignore_errors=True)  # kept when a check failed, for its logs
-    else:
-        note(f"logs kept in {run_dir}")
+    with run_folder(args, "run-") as folder:
+        with ExitStack() as stack:
+            parts = Arrangement.for_run(
+                stack, folder, args, dev_key, TIERS, credentials=credentials, gated=True
+            )
+            _, quota_keys = parts.start(keys=tuple((f"fault-{n}", "fault") for n in range(2)))
+            run = Run(parts, stack, credentials, dev_key, quota_keys, api_keys=tuple(quota_keys))
+            for name in args.cases:
+                outcome = Outcome(name)
+                began = time.monotonic()
+                note(f"case {name}")
+                try:
+                    CASE_FUNCTIONS[name](run, outcome)
+                except Failed as exc:
+                    outcome.failed.append(str(exc).splitlines()[0])
+                    note(str(exc))
+                except Exception as exc:  # a step that broke: this case fails, the next ones run
+                    outcome.failed.append(f"the case stopped: {exc!r}"[:300])
+                    note(traceback.format_exc())
+                outcome.seconds = time.monotonic() - began
+                outcome.held = run.held()
+                if outcome.load is not None and outcome.load.failures:
+                    note(f"{name}: failures:\n  " + "\n  ".join(outcome.load.failures[:10]))
+                sys.stdout.write(outcome.line() + "\n")
+                sys.stdout.flush()
+                outcomes.append(outcome)
+            outcomes.append(scan_secrets(run))
+            sys.stdout.write(outcomes[-1].line() + "\n")
+        prune(DataDir(folder.builder), keep=3)  # the builder is reused: its staged copies go
+        folder.failed = any(o.failed for o in outcomes)  # its logs are kept
     return outcomes
 
 
@@ -1351,53 +1332,26 @@ def main(argv: list[str] | None = None) -> int:
         default=list(CASES),
         help=f"comma-separated, in this order (default: all: {','.join(CASES)})",
     )
-    parser.add_argument(
-        "--builder",
-        type=Path,
-        help="a data dir with a published snapshot (default: the demo, built into WORK/builder)",
-    )
-    parser.add_argument(
-        "--work",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "aimi-fault-test",
-        help="where the demo builder is kept between runs and each run's logs (default: "
-        "%(default)s; a run's folder is deleted when every case passes)",
-    )
-    parser.add_argument(
-        "--workers", type=int, default=2, help="uvicorn workers per replica (default: 2)"
-    )
-    parser.add_argument(
-        "--keep", action="store_true", help="keep the run's folder (logs) when it passes too"
-    )
-    parser.add_argument(
-        "--start-timeout", type=float, default=300, help="seconds a replica may take to start"
-    )
+    add_arguments(parser, work="aimi-fault-test", deleted_when="every case passes")
     args = parser.parse_args(argv)
     unknown = [c for c in args.cases if c not in CASES]
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")
-    arrangement.TAG[0] = "fault-test"
-    args.work.mkdir(parents=True, exist_ok=True)
     started_at = time.monotonic()
-    try:
-        outcomes = fault_test(args, args.work)
-    except MissingTool as exc:
-        sys.stdout.write(f"fault-test: skipped ({exc})\n")
-        return 2
-    except Failed as exc:
-        sys.stdout.write(f"fault-test: FAILED ({str(exc).splitlines()[0]})\n")
-        note(str(exc))
-        note(f"logs kept in {args.work}")
-        return 1
-    failed = [o.name for o in outcomes if o.failed]
-    skipped = [o.name for o in outcomes if o.skipped is not None]
-    verdict = "ok" if not failed else f"FAILED ({', '.join(failed)})"
-    also = f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""
-    sys.stdout.write(
-        f"fault-test: {verdict} | {len(outcomes)} cases{also} | total "
-        f"{time.monotonic() - started_at:.0f} s\n"
-    )
-    return 1 if failed else 0
+
+    def body() -> int:
+        outcomes = fault_test(args)
+        failed = [o.name for o in outcomes if o.failed]
+        skipped = [o.name for o in outcomes if o.skipped is not None]
+        verdict = "ok" if not failed else f"FAILED ({', '.join(failed)})"
+        also = f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""
+        sys.stdout.write(
+            f"fault-test: {verdict} | {len(outcomes)} cases{also} | total "
+            f"{time.monotonic() - started_at:.0f} s\n"
+        )
+        return 1 if failed else 0
+
+    return guarded("fault-test", body)
 
 
 if __name__ == "__main__":
