@@ -1,10 +1,11 @@
 """The scale-out arrangement of docs/deployment.md on one machine, over loopback, shared by the
-scale-out test (scripts/scale_test.py, `make scale-test`) and the fault-injection matrix
-(scripts/fault_test.py, `make fault-test`): moto's S3 server as the object store, a
-redis-server for the rate limits, ``aimi serve`` replicas with empty data dirs, and nginx in
-front of them (deploy/nginx.conf.template); plus the bounded load both scripts put through nginx
-and the tools the fault test needs to break things (kill and restart Redis or a replica, cut the
-store off behind a TCP gate).
+scale-out test (scripts/scale_test.py, `make scale-test`), the fault-injection matrix
+(scripts/fault_test.py, `make fault-test`) and the soak (scripts/soak.py, `make soak`): moto's
+S3 server as the object store, a redis-server for the rate limits, ``aimi serve`` replicas with
+empty data dirs, and nginx in front of them (deploy/nginx.conf.template); plus the bounded load
+the scripts put through nginx, the tools the fault test needs to break things (kill and restart
+Redis or a replica, cut the store off behind a TCP gate), and what the three scripts' command
+lines and runs share (``add_arguments``, ``run_folder``, ``guarded``).
 
 Every process it starts is stopped when the ``ExitStack`` it was given closes; all traffic stays
 on 127.0.0.1, bounded in count and time.
@@ -12,6 +13,7 @@ on 127.0.0.1, bounded in count and time.
 
 from __future__ import annotations
 
+import argparse
 import os
 import secrets
 import shutil
@@ -19,10 +21,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -518,6 +521,35 @@ class Arrangement:
             **self.extra_env,
         }
 
+    @classmethod
+    def for_run(
+        cls,
+        stack: ExitStack,
+        folder: RunFolder,
+        args: argparse.Namespace,
+        dev_key: str,
+        tiers: str,
+        **options: Any,
+    ) -> Arrangement:
+        """The arrangement of a script's run: its folder, its builder, and the options of
+        ``add_arguments`` (``--start-timeout``; ``--workers`` where the script has it)."""
+        options.setdefault("start_timeout", args.start_timeout)
+        if getattr(args, "workers", None) is not None:
+            options.setdefault("workers", args.workers)
+        return cls(stack, folder.path, folder.builder, dev_key, tiers, **options)
+
+    def start(self, keys: tuple[tuple[str, str], ...] = ()) -> tuple[str, list[str]]:
+        """Every part, in order: the store, Redis, the builder's snapshot pushed, the API keys
+        ``keys`` (name, tier) created, the replicas (serving the pushed snapshot), nginx. The
+        pushed snapshot's id and the keys, in the order given."""
+        self.start_store()
+        self.start_redis()
+        first = self.push_builder()
+        made = [self.create_key(name, tier) for name, tier in keys]
+        self.start_replicas(first)
+        self.start_nginx(first)
+        return first, made
+
     def redis_port_or_new(self) -> int:
         if not self.redis_port:
             self.redis_port = free_port()
@@ -631,3 +663,96 @@ class Arrangement:
         if self.nginx_prefix is not None:
             found += [self.nginx_prefix / "error.log"]
         return [p for p in found if p.is_file()]
+
+
+# What the three scripts' command lines and runs share.
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    work: str,
+    deleted_when: str = "it passes",
+    workers: bool = True,
+) -> None:
+    """The arrangement's options, the same in every script: ``--builder``, ``--work`` (by
+    default the folder ``work`` in the temporary folder), ``--workers`` (unless the script
+    depends on its replicas' two workers), ``--keep`` and ``--start-timeout``."""
+    parser.add_argument(
+        "--builder",
+        type=Path,
+        help="a data dir with a published snapshot (default: the demo, built into WORK/builder)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / work,
+        help="where the demo builder is kept between runs and each run's logs (default: "
+        f"%(default)s; a run's folder is deleted when {deleted_when})",
+    )
+    if workers:
+        parser.add_argument(
+            "--workers", type=int, default=2, help="uvicorn workers per replica (default: 2)"
+        )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the run's folder (logs) when it passes too"
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=300,
+        help="seconds a replica may take to start (default: 300)",
+    )
+
+
+@dataclass
+class RunFolder:
+    """Where a run keeps its logs (``path``, under ``--work``) and the builder's data dir. A
+    run that failed without raising sets ``failed``, so its logs stay."""
+
+    builder: Path
+    path: Path
+    failed: bool = False
+
+
+@contextmanager
+def run_folder(args: argparse.Namespace, prefix: str) -> Iterator[RunFolder]:
+    """A run's start: nginx and redis-server found (else ``MissingTool``), ``--work`` made, the
+    builder (``--builder``, else WORK/builder) and a new folder ``prefix``* under WORK for the
+    run's logs. At the end the folder is deleted when the run passed (nothing raised,
+    ``failed`` unset) and ``--keep`` was not given; otherwise it is kept, and named."""
+    find_tool("nginx")
+    find_tool("redis-server")
+    args.work.mkdir(parents=True, exist_ok=True)
+    builder = (args.builder or args.work / "builder").resolve()
+    folder = RunFolder(builder, Path(tempfile.mkdtemp(prefix=prefix, dir=args.work)))
+    try:
+        yield folder
+    except BaseException:
+        folder.failed = True
+        raise
+    finally:
+        if folder.failed or args.keep:
+            note(f"logs kept in {folder.path}")
+        else:
+            shutil.rmtree(folder.path, ignore_errors=True)
+
+
+def guarded(name: str, body: Callable[[], int]) -> int:
+    """A script's run, its progress lines tagged ``name``, and its exit status: ``body``'s, or
+    2 with the line ``name: skipped (…)`` when nginx or redis-server is missing, or 1 with
+    ``name: FAILED (…)`` (the first line of the ``Failed`` step; all of it on stderr)."""
+    TAG[0] = name
+    try:
+        return body()
+    except MissingTool as exc:
+        sys.stdout.write(f"{name}: skipped ({exc})\n")
+        return 2
+    except Failed as exc:
+        text = str(exc)
+        first = text.splitlines()[0] if text else ""
+        line = first if first.startswith(f"{name}:") else f"{name}: FAILED ({first})"
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        note(text)
+        return 1

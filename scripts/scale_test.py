@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from contextlib import ExitStack
@@ -42,12 +41,13 @@ from scripts.arrangement import (  # noqa: E402
     Arrangement,
     Failed,
     Load,
-    MissingTool,
     Process,
     SwapWatch,
-    find_tool,
+    add_arguments,
+    guarded,
     health_id,
     note,
+    run_folder,
     spend_quota,
     started,
 )
@@ -87,32 +87,16 @@ def copy_publish(builder: Path, store: ObjectStore) -> str:
     return new.snapshot_id
 
 
-def scale_test(args: argparse.Namespace, work: Path) -> str:
+def scale_test(args: argparse.Namespace) -> str:
     started_at = time.monotonic()
-    find_tool("nginx")
-    find_tool("redis-server")
-    builder = (args.builder or work / "builder").resolve()
-    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=work))
-    with ExitStack() as stack:
-        parts = Arrangement(
-            stack,
-            run_dir,
-            builder,
-            DEV_KEY,
-            TIERS,
-            replicas=REPLICAS,
-            start_timeout=args.start_timeout,
-        )
-        parts.start_store()
-        parts.start_redis()
-        store = parts.store
-        assert store is not None
-        first = parts.push_builder()
+    with run_folder(args, "run-") as folder, ExitStack() as stack:
+        builder, run_dir = folder.builder, folder.path
+        parts = Arrangement.for_run(stack, folder, args, DEV_KEY, TIERS, replicas=REPLICAS)
         # two keys of the same tier: a second try, if the first one's requests straddled a
         # minute on a slow machine, starts from an unspent quota
-        keys = [parts.create_key(f"scale-test-{n}", "scale") for n in (1, 2)]
-        parts.start_replicas(first)
-        parts.start_nginx(first)
+        first, keys = parts.start(keys=tuple((f"scale-test-{n}", "scale") for n in (1, 2)))
+        store = parts.store
+        assert store is not None
         servers, ports, front = parts.servers, parts.ports, parts.front
 
         watch = SwapWatch({r: run_dir / f"replica-{r}.log" for r in REPLICAS})
@@ -202,9 +186,7 @@ def scale_test(args: argparse.Namespace, work: Path) -> str:
         if load.failures:
             note("failures:\n  " + "\n  ".join(load.failures[:20]))
         if failed:
-            raise Failed(summary)
-    if not args.keep:
-        shutil.rmtree(run_dir, ignore_errors=True)  # kept when a check failed, for its logs
+            raise Failed(summary)  # the run's folder is kept, for its logs
     return summary
 
 
@@ -232,46 +214,21 @@ def main(argv: list[str] | None = None) -> int:
         prog="scripts/scale_test.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
-        "--builder",
-        type=Path,
-        help="a data dir with a published snapshot (default: the demo, built into WORK/builder)",
-    )
-    parser.add_argument(
-        "--work",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "aimi-scale-test",
-        help="where the demo builder is kept between runs and each run's logs (default: "
-        "%(default)s; a run's folder is deleted when it passes)",
-    )
-    parser.add_argument(
         "--publish",
         choices=("build", "copy"),
         default="build",
         help="how the new snapshot is made: a real `aimi build` on the builder (default) or "
         "a copy of the current one under a new id",
     )
-    parser.add_argument(
-        "--keep", action="store_true", help="keep the run's folder (logs) when it passes too"
-    )
-    parser.add_argument(
-        "--start-timeout", type=float, default=300, help="seconds a replica may take to start"
-    )
+    # two workers a replica, always: convergence counts both workers' swaps
+    add_arguments(parser, work="aimi-scale-test", workers=False)
     args = parser.parse_args(argv)
-    arrangement.TAG[0] = "scale-test"
-    args.work.mkdir(parents=True, exist_ok=True)
-    try:
-        summary = scale_test(args, args.work)
-    except MissingTool as exc:
-        sys.stdout.write(f"scale-test: skipped ({exc})\n")
-        return 2
-    except Failed as exc:
-        text = str(exc)
-        line = text if text.startswith("scale-test:") else f"scale-test: FAILED ({text})"
-        sys.stdout.write(line + "\n")
-        note(f"logs kept in {args.work}")
-        return 1
-    sys.stdout.write(summary + "\n")
-    return 0
+
+    def body() -> int:
+        sys.stdout.write(scale_test(args) + "\n")
+        return 0
+
+    return guarded("scale-test", body)
 
 
 if __name__ == "__main__":

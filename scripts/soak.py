@@ -2,9 +2,12 @@
 the fault test's arrangement (scripts/arrangement.py: moto's S3 server, redis-server with a
 password, two `aimi serve` replicas behind nginx), then ``--minutes`` of mixed keyed traffic
 through nginx — search, trending lists, entity profiles, the change feed, stories, signal
-details — with a publish every ``--publish-every`` seconds (a copy of the builder's snapshot
-under a new id, published by the CLI as the fault test does: verify, upload, the store's
-``CURRENT``, the local one; every replica pulls it and swaps).
+details — with a publish on a fixed schedule: one as the traffic starts and one every
+``--publish-every`` seconds after (a copy of the builder's snapshot under a new id, published by
+the CLI as the fault test does: verify, upload, the store's ``CURRENT``, the local one; every
+replica pulls it and swaps). A publish that is still under way when the next one is due makes
+that one **skip**, not queue: the verdict line counts the skipped slots and says how long the
+publishes took, so fewer publishes than slots is never silent.
 
 Every minute it prints one line: requests and failed requests in that minute, and the RSS and
 open files of every server process (each replica's uvicorn parent and its workers, nginx's
@@ -22,11 +25,10 @@ minutes give halves of one sample: the verdict is printed but says it is weak.
 from __future__ import annotations
 
 import argparse
+import math
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from contextlib import ExitStack
@@ -38,16 +40,16 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from scripts import arrangement  # noqa: E402
 from scripts.arrangement import (  # noqa: E402
     Arrangement,
     Credentials,
     Failed,
     Load,
-    MissingTool,
     Process,
-    find_tool,
+    add_arguments,
+    guarded,
     note,
+    run_folder,
 )
 from scripts.fault_test import Run  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
@@ -149,6 +151,15 @@ def minute_line(sample: Sample) -> str:
     return " | ".join(parts)
 
 
+def next_slot(slot: int, elapsed: float, period: float, slots: int) -> tuple[int, list[int]]:
+    """The publish schedule's rule: after the publish of slot ``slot`` ended ``elapsed``
+    seconds into the traffic, the next publish's slot (the first that starts at or after that
+    instant; slot k starts at k x ``period``) and the slots skipped on the way (those of the
+    ``slots`` inside the traffic that the publish overran)."""
+    after = max(math.ceil(elapsed / period), slot + 1)
+    return after, list(range(slot + 1, min(after, slots)))
+
+
 def traffic(front: str, key: str) -> tuple[str, ...]:
     """The mixed requests, with ids read from the served snapshot through nginx."""
     with httpx.Client(base_url=front, headers={"X-API-Key": key}, timeout=30) as c:
@@ -164,32 +175,13 @@ def traffic(front: str, key: str) -> tuple[str, ...]:
     return tuple(urls)
 
 
-def soak(args: argparse.Namespace, work: Path) -> int:
-    find_tool("nginx")
-    find_tool("redis-server")
-    builder = (args.builder or work / "builder").resolve()
-    run_dir = Path(tempfile.mkdtemp(prefix="soak-", dir=work))
+def soak(args: argparse.Namespace) -> int:
     credentials = Credentials.random()
     dev_key = f"soak-dev-{os.urandom(8).hex()}"
-    failed_any = False
-    with ExitStack() as stack:
-        parts = Arrangement(
-            stack,
-            run_dir,
-            builder,
-            dev_key,
-            TIERS,
-            credentials=credentials,
-            start_timeout=args.start_timeout,
-            workers=args.workers,
-        )
-        parts.start_store()
-        parts.start_redis()
-        first = parts.push_builder()
-        parts.start_replicas(first)
-        parts.start_nginx(first)
-        run = Run(parts, stack, credentials, dev_key, [])
-        key = parts.create_key("soak", "soak")
+    with run_folder(args, "soak-") as folder, ExitStack() as stack:
+        parts = Arrangement.for_run(stack, folder, args, dev_key, TIERS, credentials=credentials)
+        _, (key,) = parts.start(keys=(("soak", "soak"),))
+        run = Run(parts, stack, credentials, dev_key, [], api_keys=(key,))
         urls = traffic(parts.front, key)
         assert parts.redis is not None and parts.proxy is not None
         processes = {f"replica {r}": parts.servers[r] for r in parts.replicas}
@@ -203,31 +195,45 @@ def soak(args: argparse.Namespace, work: Path) -> int:
             clients=args.clients,
             rate=args.rate,
             urls=urls,
-            secrets=(*run.secrets(), key),
+            secrets=run.secrets(),
             max_seconds=60 * args.minutes + 120,
         )
         publishes: list[str] = []
+        publish_seconds: list[float] = []
         publish_failures: list[str] = []
+        slots = math.ceil(60 * args.minutes / args.publish_every)
+        skipped: list[int] = []  # the slots a publish still under way overran
         stop = threading.Event()
+        began = time.monotonic()
 
         def publisher() -> None:
-            """A publish every ``--publish-every`` seconds from the start of the traffic (one
-            that takes longer delays the next, which then starts at once), in a thread of its
-            own, so the minute samples stay on time however long a publish takes."""
-            due = time.monotonic()
-            while True:
-                due += args.publish_every
+            """A publish in each slot of the traffic: slot k starts ``k`` x ``--publish-every``
+            seconds after it began (k = 0, 1, ... while inside ``--minutes``), in a thread of
+            its own so the minute samples stay on time. A publish still under way when a slot
+            comes **skips** that slot (counted): the next one starts at the first slot after it
+            ends, so publishes never overlap nor run back to back to catch up."""
+            slot = 0
+            while slot < slots:
+                due = began + slot * args.publish_every
                 if stop.wait(max(0.0, due - time.monotonic())):
                     return
+                started_at = time.monotonic()
                 new = run.stage_copy()
                 done = run.publish(new)
+                publish_seconds.append(time.monotonic() - started_at)
                 if done.returncode != 0:
                     publish_failures.append(f"{new}: {done.stderr.strip()[-300:]}")
                 publishes.append(new)
-                note(f"published {new} ({len(publishes)})")
-                prune(DataDir(builder), keep=3)
+                prune(DataDir(folder.builder), keep=3)
+                after, missed = next_slot(slot, time.monotonic() - began, args.publish_every, slots)
+                skipped.extend(missed)
+                note(
+                    f"published {new} ({len(publishes)}, slot {slot}, "
+                    f"{publish_seconds[-1]:.0f} s)"
+                    + (f"; slot(s) {', '.join(map(str, missed))} skipped" if missed else "")
+                )
+                slot = after
 
-        began = time.monotonic()
         seen_requests = seen_failed = 0
         thread = threading.Thread(target=publisher)
         with load:
@@ -271,19 +277,23 @@ def soak(args: argparse.Namespace, work: Path) -> int:
         non_2xx = ", ".join(f"{n} x {s}" for s, n in load.non_2xx().items()) or "none"
         verdict = "ok" if not failed_any else "FAILED"
         load_average = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        took = (
+            f", each {statistics.median(publish_seconds):.0f} s median, "
+            f"{max(publish_seconds):.0f} s max"
+            if publish_seconds
+            else ""
+        )
         sys.stdout.write(
             f"soak: {verdict} | {args.minutes} min, {load.requests:,} requests, non-2xx: "
             f"{non_2xx}, {load.errors} socket errors, {len(load.leaks)} answers holding a "
             f"credential, p99 {load.p99() * 1000:.0f} ms | "
-            f"{len(publishes)} publishes ({len(publish_failures)} failed), every replica on the "
-            f"last: {'yes' if converged else 'NO'} | first half -> second half medians{weak}: "
-            f"{flat} | load average {load_average}\n"
+            f"{len(publishes)} publishes in {slots} slots of {args.publish_every:.0f} s "
+            f"({len(skipped)} skipped: a publish overran; {len(publish_failures)} failed"
+            f"{took}), every replica on the last: {'yes' if converged else 'NO'} | "
+            f"first half -> second half medians{weak}: {flat} | load average {load_average}\n"
         )
-    prune(DataDir(builder), keep=3)
-    if not args.keep and not failed_any:
-        shutil.rmtree(run_dir, ignore_errors=True)
-    else:
-        note(f"logs kept in {run_dir}")
+        prune(DataDir(folder.builder), keep=3)
+        folder.failed = failed_any  # its logs are kept
     return 1 if failed_any else 0
 
 
@@ -296,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         "--publish-every",
         type=float,
         default=120,
-        help="seconds between two publishes (default: 120)",
+        help="seconds between two publish slots, the first as the traffic starts; a publish "
+        "still under way when a slot comes skips it (default: 120)",
     )
     parser.add_argument(
         "--clients", type=int, default=4, help="concurrent clients through nginx (default: 4)"
@@ -304,39 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rate", type=float, default=50, help="requests a second, all clients (default: 50)"
     )
-    parser.add_argument(
-        "--builder",
-        type=Path,
-        help="a data dir with a published snapshot (default: the demo, built into WORK/builder)",
-    )
-    parser.add_argument(
-        "--work",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "aimi-fault-test",
-        help="where the demo builder is kept and each run's logs (default: %(default)s, the "
-        "fault test's; a run's folder is deleted when it passes)",
-    )
-    parser.add_argument(
-        "--workers", type=int, default=2, help="uvicorn workers per replica (default: 2)"
-    )
-    parser.add_argument("--keep", action="store_true", help="keep the run's folder when it passes")
-    parser.add_argument(
-        "--start-timeout", type=float, default=300, help="seconds a replica may take to start"
-    )
+    add_arguments(parser, work="aimi-fault-test")  # the fault test's: its demo builder
     args = parser.parse_args(argv)
     if args.minutes < 1:
         parser.error("--minutes must be at least 1")
-    arrangement.TAG[0] = "soak"
-    args.work.mkdir(parents=True, exist_ok=True)
-    try:
-        return soak(args, args.work)
-    except MissingTool as exc:
-        sys.stdout.write(f"soak: skipped ({exc})\n")
-        return 2
-    except Failed as exc:
-        sys.stdout.write(f"soak: FAILED ({str(exc).splitlines()[0]})\n")
-        note(str(exc))
-        return 1
+    return guarded("soak", lambda: soak(args))
 
 
 if __name__ == "__main__":
