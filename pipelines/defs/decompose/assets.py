@@ -6,7 +6,6 @@ the LLM decomposer ran, ``llm_answers``."""
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 from collections.abc import Iterator
-from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -27,12 +26,11 @@ from analytics.signals import (
     signals_from_sources,
 )
 from analytics.verify import RULES
-from pipelines.chunks import Chunk, fan_out, in_order
+from pipelines.chunks import Chunk, chunked_pass, fan_out, in_order
 from pipelines.defs.ingest.assets import SOURCES_TABLE
 from pipelines.llm import CachedLlm, LlmNotConfigured, llm_for_run
 from pipelines.metadata import (
     column_schema,
-    graph_out,
     native_table,
     table_metadata,
     warehouse_table,
@@ -153,7 +151,6 @@ LLM_ANSWERS_TABLE = warehouse_table(
 
 
 _STEP = "units"
-_TABLES = ("units", "extracted_units", "extractions", "unit_rejections", "llm_answers")
 
 
 def _previous(data: DataDir) -> Extraction:
@@ -364,26 +361,23 @@ def _part(data: DataDir, run_id: str, chunk: Chunk, name: str, schema: pl.Schema
     return frame
 
 
-@dg.graph_multi_asset(
+units = chunked_pass(
     name="units",
     group_name="decompose",
-    outs={
-        spec.key.to_user_string(): graph_out(spec)
-        for spec in (
-            UNITS_TABLE,
-            EXTRACTED_UNITS_TABLE,
-            EXTRACTIONS_TABLE,
-            UNIT_REJECTIONS_TABLE,
-            LLM_ANSWERS_TABLE,
-        )
-    },
-    ins={"signals": dg.AssetIn(key=signals.key, dagster_type=dg.Nothing)},
+    outs=[
+        UNITS_TABLE,
+        EXTRACTED_UNITS_TABLE,
+        EXTRACTIONS_TABLE,
+        UNIT_REJECTIONS_TABLE,
+        LLM_ANSWERS_TABLE,
+    ],
+    after=signals.key,
+    plan=plan_units,
+    chunk=decompose_chunk,
+    collect=collect_units,
+    description="Decompose new or changed signals into verified units, in chunks; apply human "
+    "reviews.",
 )
-def units(signals: None) -> dict[str, Any]:
-    """Decompose new or changed signals into verified units, in chunks; apply human reviews."""
-    done = plan_units(signals=signals).map(decompose_chunk)
-    tables = collect_units(done.collect())
-    return {name: getattr(tables, name) for name in _TABLES}
 
 
 def rejection_rate(accepted: int, rejected: int) -> float:

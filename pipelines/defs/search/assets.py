@@ -6,16 +6,15 @@ chunks (``pipelines.chunks``)."""
 
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import dagster as dg
 import numpy as np
 import polars as pl
 
 from analytics.schema import UNIT_EMBEDDINGS, UNITS
-from pipelines.chunks import Chunk, fan_out, in_order
+from pipelines.chunks import Chunk, chunked_pass, fan_out, in_order
 from pipelines.defs.decompose.assets import UNITS_TABLE
-from pipelines.metadata import column_schema, graph_out, native_table, table_metadata
+from pipelines.metadata import column_schema, native_table, table_metadata
 from pipelines.resources import AimiResource
 from warehouse.paths import DataDir
 from warehouse.tables import drop_parts, read_part, read_table, write_part, write_table
@@ -142,13 +141,13 @@ UNIT_EMBEDDINGS_TABLE = dg.AssetSpec(
 )
 
 
-@dg.graph_multi_asset(
+unit_embeddings = chunked_pass(
     name="unit_embeddings",
     group_name="search",
-    outs={"unit_embeddings": graph_out(UNIT_EMBEDDINGS_TABLE)},
-    ins={"units": dg.AssetIn(key=UNITS_TABLE.key, dagster_type=dg.Nothing)},
+    outs=[UNIT_EMBEDDINGS_TABLE],
+    after=UNITS_TABLE.key,
+    plan=plan_embeddings,
+    chunk=embed_chunk,
+    collect=collect_embeddings,
+    description="Embed the units not embedded yet, in chunks.",
 )
-def unit_embeddings(units: None) -> dict[str, Any]:
-    """Embed the units not embedded yet, in chunks."""
-    done = plan_embeddings(units=units).map(embed_chunk).collect()
-    return {"unit_embeddings": collect_embeddings(done)}

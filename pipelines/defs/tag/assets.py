@@ -6,7 +6,6 @@ the three tables it writes (``entities``, ``signal_entities``, ``unit_entities``
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -34,11 +33,10 @@ from analytics.schema import (
     UNITS,
 )
 from analytics.themes import DEFAULT_PARAMS, signal_text, tag_themes
-from pipelines.chunks import Chunk, fan_out, in_order
+from pipelines.chunks import Chunk, chunked_pass, fan_out, in_order
 from pipelines.defs.decompose.assets import UNITS_TABLE, signals
 from pipelines.metadata import (
     column_schema,
-    graph_out,
     native_table,
     table_metadata,
     warehouse_table,
@@ -317,12 +315,13 @@ def collect_themes(
     )
 
 
-@dg.graph_multi_asset(
+signal_themes = chunked_pass(
     name="signal_themes",
     group_name="tag",
-    outs={"signal_themes": graph_out(SIGNAL_THEMES_TABLE)},
-    ins={"signals": dg.AssetIn(key=signals.key, dagster_type=dg.Nothing)},
+    outs=[SIGNAL_THEMES_TABLE],
+    after=signals.key,
+    plan=plan_themes,
+    chunk=tag_chunk,
+    collect=collect_themes,
+    description="Label signals with the 12 themes, in chunks.",
 )
-def signal_themes(signals: None) -> dict[str, Any]:
-    """Label signals with the 12 themes, in chunks."""
-    return {"signal_themes": collect_themes(plan_themes(signals=signals).map(tag_chunk).collect())}
