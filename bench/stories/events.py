@@ -452,6 +452,18 @@ def anatomy(
     largest = sorted((partners[a] + 1 for a in firsts), reverse=True)[:3]
     top = sum(n * (n - 1) // 2 for n in largest)
     print(f"  its largest stories: {largest} social posts, {top / len(pool):.2f} of its pairs")
+    index = {sid: i for i, sid in enumerate(data["ids"])}
+    vectors = data["vectors"]
+    high = [
+        r
+        for r in judged
+        if r["stratum"] == "candidate"
+        and float(vectors[index[r["a"]]] @ vectors[index[r["b"]]]) >= 0.7
+    ]
+    print(
+        f"  candidate pairs at title + text cosine >= 0.7: "
+        f"{sum(r['same_event'] for r in high)}/{len(high)} judged the same event"
+    )
 
 
 def main() -> None:
