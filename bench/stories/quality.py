@@ -5,7 +5,7 @@ says), per development year.
 
 Usage:
     .venv/bin/python bench/stories/quality.py --warehouse /tmp/ainews-full/warehouse \
-        [--title-text /tmp/stories/title_text.npz] [--grid] [--json F]
+        [--title-text /tmp/stories/title_text.npz] [--grid] [--params 1,0.55,0.95,0.3] [--json F]
 
 The warehouse is a data dir's ``warehouse/`` after ``aimi build`` of both AINews years
 (bench/README.md, "Data"). The labels come from ``sources.extra`` (ingest keeps the records'
@@ -136,6 +136,13 @@ def main() -> None:
     parser.add_argument("--title-text", type=Path)
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--params",
+        action="append",
+        default=[],
+        metavar="WINDOW,LINK,ATTACH,WEIGHT",
+        help="also score the method at these parameters (repeatable)",
+    )
     args = parser.parse_args()
     data = load(args.warehouse)
     items = gold_items(data)
@@ -189,6 +196,12 @@ def main() -> None:
     # the same without cross-day growth, for the record
     same_day = replace(StoryParams(), attach=2.0)
     print("shipped, one day only ", fmt(score(items, method_labels(data, same_day))))
+    for spec in args.params:
+        days, cut, bar, bonus = (float(x) for x in spec.split(","))
+        params = StoryParams(window_days=int(days), link=cut, attach=bar, entity_weight=bonus)
+        result = score(items, method_labels(data, params))
+        report.setdefault("params", []).append((asdict(params), result))
+        print(asdict(params), fmt(result))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
 

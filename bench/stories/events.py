@@ -1,0 +1,506 @@
+"""Stories against event-level judgments (issue 31): hand-judged pairs of AINews social posts,
+"the same event or development" or not, and what they say about the shipped clustering and the
+naive baseline.
+
+Usage:
+    # draw the sample (seeded) and print both posts of each pair to judge (never committed:
+    # corpus text); writes a skeleton of the judged file to --out, outside the repository
+    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse \
+        --title-text F --draw --out /tmp/pairs.json
+    # precision, recall and F1 per year, 95 % bootstrap intervals, from the committed
+    # judgments; --grid also scores a parameter grid and chooses on 2024 (about 8 min)
+    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
+        [--judged bench/stories/event_pairs_judged.json] [--grid] [--json OUT]
+
+The warehouse is the AINews 2024 + 2025 build (bench/README.md, "Data"); ``F`` comes from
+``embed_cache.py``. The pairs: unordered pairs of served social posts (both methods cluster
+them). Three disjoint strata, each sampled uniformly over its pairs:
+
+- ``method``: pairs ``analytics.stories`` puts in one story with ``DRAWN`` (the parameters
+  shipped when the sample was drawn), clustering every served signal as the asset does;
+- ``baseline``: pairs the naive baseline (MiniLM over title + text, each day's social posts by
+  average linkage, cut ``BASELINE_CUT``: its best on 2024 in ``quality.py``) groups and the
+  method does not;
+- ``candidate``: pairs neither groups that are plausible: published at most one UTC day apart,
+  title + text cosine at least ``CANDIDATE_FLOOR``.
+
+The judged pool is the union of the strata. Any clustering is scored on it (the shipped one,
+the baseline, a grid point): each stratum splits into the pairs it groups and the rest, and
+each part's judged pairs (a uniform sub-sample) estimate its yes share. Precision = estimated
+yes pairs among its grouped pairs in the pool / those pairs; recall = its estimated yes pairs /
+all estimated yes pairs of the pool (so recall is over plausible candidates, not over every
+pair of posts). Grouped pairs outside the pool were never judged: they are counted
+(``outside``) and left out of the precision. A year's figures take the pairs whose earlier post
+is of that year. Intervals: 95 % percentile bootstrap, resampling the judged pairs within each
+stratum (seed fixed). A judged pair whose signal ids are no longer served is reported (GONE)
+and left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analytics.stories import StoryParams, _average_linkage, cluster_signals, story_inputs
+
+AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
+BASELINE_CUT = 0.45
+CANDIDATE_FLOOR = 0.5
+STRATA = ("method", "baseline", "candidate")
+# the shipped parameters when the sample was drawn (2026-11-28): the strata are defined by them,
+# whatever is shipped now
+DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3)
+CHOICE_YEAR = 2024
+YEARS = (2024, 2025)
+# the grid searched on CHOICE_YEAR (--grid): window, link cut, attach bar, entity weight
+GRID = {
+    "window_days": (1, 3),
+    "link": (0.5, 0.55, 0.6, 0.65, 0.7),
+    "attach": (0.85, 0.9, 0.95, 2.0),
+    "entity_weight": (0.0, 0.3),
+}
+# a grid point is eligible when at most this share of its pairs lies outside the judged pool
+MAX_OUTSIDE = 0.05
+JUDGED = Path(__file__).with_name("event_pairs_judged.json")
+
+Pair = tuple[str, str]
+
+
+def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
+    """The stories' inputs as the asset reads them, the served social posts (the pairs' posts),
+    their title + text vectors and the baseline's labels."""
+    signals = pl.read_parquet(warehouse / "signals.parquet")
+    served, vectors = story_inputs(
+        signals,
+        pl.read_parquet(warehouse / "units.parquet"),
+        pl.read_parquet(warehouse / "unit_embeddings.parquet"),
+        AS_OF,
+    )
+    mentions = pl.read_parquet(warehouse / "signal_entities.parquet")
+    entity_sets = {
+        sid: frozenset(ents)
+        for sid, ents in mentions.group_by("signal_id")
+        .agg(pl.col("entity_id").unique())
+        .iter_rows()
+    }
+    social = served.filter(pl.col("kind") == "social").sort("published_at", "signal_id")
+    cache = np.load(title_text)
+    order = {s: i for i, s in enumerate(cache["signal_id"].tolist())}
+    ids = social["signal_id"].to_list()
+    text_vectors = cache["vector"][[order[s] for s in ids]].astype(np.float32)
+    days = social["published_at"].dt.date().to_list()
+    baseline: dict[str, Any] = {}
+    day_rows: dict[Any, list[int]] = {}
+    for row, day in enumerate(days):
+        day_rows.setdefault(day, []).append(row)
+    for day, rows in day_rows.items():
+        block = text_vectors[rows]
+        for row, lab in zip(rows, _average_linkage(block @ block.T, BASELINE_CUT), strict=True):
+            baseline[ids[row]] = (day, lab)
+    print(f"{served.height} served signals, {len(ids)} of them social posts")
+    return {
+        "served": served,
+        "signal_vectors": vectors,
+        "entities": entity_sets,
+        "social": social,
+        "ids": ids,
+        "days": days,
+        "vectors": text_vectors,
+        "baseline": baseline,
+    }
+
+
+def method_pairs(data: dict[str, Any], params: StoryParams) -> set[Pair]:
+    """The social-post pairs ``analytics.stories`` puts in one story with ``params``, clustering
+    every served signal as the ``stories`` asset does."""
+    started = time.process_time()
+    served = data["served"]
+    labels = cluster_signals(served, data["signal_vectors"], data["entities"], params)
+    cpu = time.process_time() - started
+    print(f"clustered {served.height} signals with {params} in {cpu:.2f} s CPU")
+    return grouped_pairs(data["ids"], dict(zip(served["signal_id"].to_list(), labels, strict=True)))
+
+
+def grouped_pairs(ids: list[str], labels: dict[str, Any]) -> set[Pair]:
+    """Unordered pairs (smaller id first) of ``ids`` that share a label."""
+    groups: dict[Any, list[str]] = {}
+    for sid in ids:
+        groups.setdefault(labels[sid], []).append(sid)
+    out: set[Pair] = set()
+    for members in groups.values():
+        members.sort()
+        for i, a in enumerate(members):
+            out.update((a, b) for b in members[i + 1 :])
+    return out
+
+
+def candidate_pairs(data: dict[str, Any]) -> set[Pair]:
+    """Pairs at most one UTC day apart with a title + text cosine of at least the floor."""
+    ids, days, vectors = data["ids"], data["days"], data["vectors"]
+    ordinal = np.asarray([d.toordinal() for d in days])
+    out: set[Pair] = set()
+    for day in np.unique(ordinal):
+        here = np.flatnonzero(ordinal == day)
+        near = np.flatnonzero((ordinal == day) | (ordinal == day + 1))
+        cos = vectors[here] @ vectors[near].T
+        for i, j in zip(*np.nonzero(cos >= CANDIDATE_FLOOR), strict=True):
+            a, b = ids[here[i]], ids[near[j]]
+            if a != b:
+                out.add((min(a, b), max(a, b)))
+    return out
+
+
+def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
+    """The three disjoint strata the sample was drawn from, with ``DRAWN``, and the baseline's
+    pairs (``_baseline_all``)."""
+    method = method_pairs(data, DRAWN)
+    baseline = grouped_pairs(data["ids"], data["baseline"])
+    candidates = candidate_pairs(data)
+    return {
+        "method": method,
+        "baseline": baseline - method,
+        "candidate": candidates - method - baseline,
+        "_baseline_all": baseline,
+    }
+
+
+def draw(data: dict[str, Any], sizes: dict[str, int], seed: int, out: Path) -> None:
+    pools = strata(data)
+    rng = random.Random(seed)
+    text = {
+        sid: (t, x, p)
+        for sid, t, x, p in data["social"]
+        .select("signal_id", "title", "text", "published_at")
+        .iter_rows()
+    }
+    rows = []
+    for name in STRATA:
+        pool = sorted(pools[name])
+        print(f"stratum {name}: {len(pool)} pairs, drawing {min(sizes[name], len(pool))}")
+        for a, b in rng.sample(pool, min(sizes[name], len(pool))):
+            rows.append({"a": a, "b": b, "sample": name, "same_event": None, "note": ""})
+    for k, row in enumerate(rows):
+        print(f"\n=== {k} [{row['sample']}] {row['a']} {row['b']}")
+        for sid in (row["a"], row["b"]):
+            title, body, published = text[sid]
+            print(f"- {published:%Y-%m-%d} {title!r}: {body[:500]!r}")
+    out.write_text(json.dumps(rows, indent=1))
+
+
+Cell = tuple[str, bool]  # (stratum, grouped by the clustering under test)
+
+
+def cells(
+    judged: list[dict[str, Any]], pools: dict[str, set[Pair]], grouped: set[Pair]
+) -> tuple[dict[Cell, int], list[tuple[Cell, bool]]]:
+    """Each stratum split into the pairs ``grouped`` holds and the rest: the cells' sizes, and
+    each judged pair's cell and verdict (a uniform sub-sample of a uniform sample is uniform)."""
+    sizes: dict[Cell, int] = {}
+    for name in STRATA:
+        together = len(pools[name] & grouped)
+        sizes[(name, True)] = together
+        sizes[(name, False)] = len(pools[name]) - together
+    rows = [((r["stratum"], (r["a"], r["b"]) in grouped), bool(r["same_event"])) for r in judged]
+    return sizes, rows
+
+
+def from_cells(sizes: dict[Cell, int], rows: list[tuple[Cell, bool]]) -> dict[str, float]:
+    """Precision and recall: each cell's size times its judged pairs' yes share; a cell with
+    pairs but no judged pair is ``unknown`` and left out of both."""
+    judged: dict[Cell, list[int]] = {}
+    for cell, yes in rows:
+        counts = judged.setdefault(cell, [0, 0])
+        counts[0] += 1
+        counts[1] += yes
+    yes_grouped = yes_total = 0.0
+    inside = unknown = 0
+    for cell, size in sizes.items():
+        if not size:
+            continue
+        if cell not in judged:
+            unknown += size
+            continue
+        n, hits = judged[cell]
+        expected = size * hits / n
+        yes_total += expected
+        if cell[1]:
+            yes_grouped += expected
+            inside += size
+    return {
+        "precision": yes_grouped / inside if inside else 0.0,
+        "recall": yes_grouped / yes_total if yes_total else 0.0,
+        "unknown": float(unknown),
+    }
+
+
+def estimate(
+    judged: list[dict[str, Any]], pools: dict[str, set[Pair]], grouped: set[Pair]
+) -> dict[str, float]:
+    """Precision and recall of a clustering whose same-story pairs are ``grouped``, from the
+    judged pairs (``cells``). ``outside``: its pairs in no stratum (never judged, so left out of
+    its precision)."""
+    sizes, rows = cells(judged, pools, grouped)
+    everywhere = pools["method"] | pools["baseline"] | pools["candidate"]
+    return {
+        **from_cells(sizes, rows),
+        "pairs": float(len(grouped)),
+        "outside": float(len(grouped - everywhere)),
+    }
+
+
+def resamples(judged: list[dict[str, Any]], rounds: int) -> list[list[int]]:
+    """Bootstrap resamples (indices into ``judged``) within each stratum, seed fixed."""
+    rng = random.Random(20261128)
+    by = {n: [i for i, r in enumerate(judged) if r["stratum"] == n] for n in STRATA}
+    return [[i for n in STRATA for i in rng.choices(by[n], k=len(by[n]))] for _ in range(rounds)]
+
+
+def f1(figures: dict[str, float]) -> float:
+    p, r = figures["precision"], figures["recall"]
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    low, high = np.percentile(values, [2.5, 97.5])
+    return round(float(low), 3), round(float(high), 3)
+
+
+def by_year(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    methods: dict[str, set[Pair]],
+    year: int | None,
+) -> tuple[list[dict[str, Any]], dict[str, set[Pair]], dict[str, set[Pair]]]:
+    """The judged pairs, strata and grouped pairs whose earlier post is of ``year`` (all when
+    None)."""
+    if year is None:
+        return judged, pools, methods
+    day = dict(zip(data["ids"], data["days"], strict=True))
+
+    def keep(pair: Pair) -> bool:
+        return bool(min(day[pair[0]], day[pair[1]]).year == year)
+
+    return (
+        [r for r in judged if keep((r["a"], r["b"]))],
+        {name: {p for p in pool if keep(p)} for name, pool in pools.items()},
+        {name: {p for p in pairs if keep(p)} for name, pairs in methods.items()},
+    )
+
+
+def load_judged(
+    data: dict[str, Any], path: Path, pools: dict[str, set[Pair]]
+) -> list[dict[str, Any]]:
+    """The committed judgments, each with the stratum its pair is in now; a pair whose signal
+    ids are no longer served is reported and left out."""
+    rows = json.loads(path.read_text())["pairs"]
+    known = set(data["ids"])
+    judged = []
+    moved = gone = 0
+    for r in rows:
+        if r["a"] not in known or r["b"] not in known:
+            gone += 1
+            print(f"GONE: {r['a']} {r['b']} ({r['sample']}): a signal id is no longer served")
+            continue
+        pair = (min(r["a"], r["b"]), max(r["a"], r["b"]))
+        stratum = next((n for n in STRATA if pair in pools[n]), None)
+        if stratum is None:
+            raise SystemExit(
+                f"{pair} ({r['sample']}) is in no stratum: the candidate pool changed; draw again"
+            )
+        moved += stratum != r["sample"]
+        judged.append({**r, "a": pair[0], "b": pair[1], "stratum": stratum})
+    print(f"judged {len(judged)} pairs, {gone} gone, {moved} not in the stratum drawn from")
+    return judged
+
+
+def score(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    methods: dict[str, set[Pair]],
+    rounds: int,
+    year: int | None = None,
+) -> dict[str, Any]:
+    """Point estimates and 95 % percentile bootstrap intervals for each of ``methods``."""
+    judged, pools, methods = by_year(data, judged, pools, methods, year)
+    print(f"{year or 'both years'}: pool { ({n: len(pools[n]) for n in STRATA}) }")
+    for name in STRATA:
+        sub = [r for r in judged if r["stratum"] == name]
+        print(f"  {name}: {sum(r['same_event'] for r in sub)}/{len(sub)} judged the same event")
+    boots = resamples(judged, rounds)
+    report: dict[str, Any] = {}
+    for m, grouped in methods.items():
+        point = estimate(judged, pools, grouped)
+        sizes, rows = cells(judged, pools, grouped)
+        samples = [from_cells(sizes, [rows[i] for i in b]) for b in boots]
+        out: dict[str, Any] = {"pairs": int(point["pairs"]), "outside": int(point["outside"])}
+        for k in ("precision", "recall"):
+            out[k] = [round(point[k], 3), *interval([s[k] for s in samples])]
+        out["f1"] = [round(f1(point), 3), *interval([f1(s) for s in samples])]
+        report[m] = out
+        print(
+            f"  {m:9} P {out['precision']}  R {out['recall']}  F1 {out['f1']}"
+            f"  pairs {out['pairs']}, outside the pool {out['outside']}"
+        )
+    return report
+
+
+def paired_gain(
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    grouped: set[Pair],
+    reference: set[Pair],
+    boots: list[list[int]],
+) -> tuple[float, float, float]:
+    """Pairwise F1 of ``grouped`` minus that of ``reference``: the point estimate and a 95 %
+    percentile interval over the same bootstrap resamples of the judged pairs (paired)."""
+    sizes, rows = cells(judged, pools, grouped)
+    ref_sizes, ref_rows = cells(judged, pools, reference)
+    point = f1(from_cells(sizes, rows)) - f1(from_cells(ref_sizes, ref_rows))
+    gains = [
+        f1(from_cells(sizes, [rows[i] for i in b]))
+        - f1(from_cells(ref_sizes, [ref_rows[i] for i in b]))
+        for b in boots
+    ]
+    return (round(point, 3), *interval(gains))
+
+
+def grid(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    reference: set[Pair],
+    rounds: int,
+) -> dict[str, Any]:
+    """Every point of ``GRID`` against the drawn parameters (``reference``'s pairs), per year;
+    the choice, on ``CHOICE_YEAR`` only: among the points with at most ``MAX_OUTSIDE`` of their
+    pairs outside the judged pool, the one whose pairwise-F1 gain has the highest lower bound
+    (the gain most certain, not the largest point estimate: one year holds ~130 judged pairs,
+    and the best of 80 noisy estimates is mostly noise). The other year then checks it."""
+    rows = []
+    keys = list(GRID)
+    per_year = {y: by_year(data, judged, pools, {"ref": reference}, y) for y in YEARS}
+    boots = {y: resamples(per_year[y][0], rounds) for y in YEARS}
+    for values in itertools.product(*(GRID[k] for k in keys)):
+        params = StoryParams(**dict(zip(keys, values, strict=True)))  # type: ignore[arg-type]
+        pairs = method_pairs(data, params)
+        row: dict[str, Any] = {"params": asdict(params)}
+        for year in YEARS:
+            j, p, m = by_year(data, judged, pools, {"x": pairs}, year)
+            e = estimate(j, p, m["x"])
+            row[str(year)] = {
+                **{k: round(v, 3) for k, v in e.items()},
+                "f1": round(f1(e), 3),
+                "gain": paired_gain(j, p, m["x"], per_year[year][2]["ref"], boots[year]),
+            }
+        rows.append(row)
+        print(
+            row["params"],
+            " | ".join(
+                f"{y}: P {row[str(y)]['precision']:.3f} R {row[str(y)]['recall']:.3f} "
+                f"F1 {row[str(y)]['f1']:.3f} gain {row[str(y)]['gain']} outside "
+                f"{int(row[str(y)]['outside'])}/{int(row[str(y)]['pairs'])}"
+                for y in YEARS
+            ),
+            flush=True,
+        )
+    key = str(CHOICE_YEAR)
+    eligible = [r for r in rows if r[key]["outside"] <= MAX_OUTSIDE * max(r[key]["pairs"], 1)]
+    best = max(eligible, key=lambda r: (r[key]["gain"][1], r[key]["gain"][0]))
+    print(f"chosen on {CHOICE_YEAR} ({len(eligible)} of {len(rows)} points eligible):", best)
+    if best["params"] == asdict(DRAWN):
+        print(f"no point's F1 gain on {CHOICE_YEAR} is above 0 at 95 %: the drawn parameters stay")
+    return {"rows": rows, "chosen": best}
+
+
+def anatomy(
+    data: dict[str, Any], judged: list[dict[str, Any]], pools: dict[str, set[Pair]]
+) -> None:
+    """Where the drawn method's pairs come from: by the days between the two posts, the pool's
+    pairs and the judged pairs' verdicts; and the share of pairs in its largest stories."""
+    day = dict(zip(data["ids"], data["days"], strict=True))
+
+    def gap(pair: Pair) -> str:
+        days = abs((day[pair[0]] - day[pair[1]]).days)
+        return str(days) if days < 2 else "2+"
+
+    pool = pools["method"]
+    for g in ("0", "1", "2+"):
+        rows = [r for r in judged if r["stratum"] == "method" and gap((r["a"], r["b"])) == g]
+        share = sum(gap(p) == g for p in pool) / len(pool)
+        print(
+            f"  method pairs {g} days apart: {share:.2f} of its pairs, "
+            f"{sum(r['same_event'] for r in rows)}/{len(rows)} judged the same event"
+        )
+    # a story's social posts: every pair of them is in the pool, so its smallest id's partners
+    # are the whole story
+    partners: dict[str, int] = {}
+    for a, _ in pool:
+        partners[a] = partners.get(a, 0) + 1
+    firsts = {a for a, _ in pool} - {b for _, b in pool}
+    largest = sorted((partners[a] + 1 for a in firsts), reverse=True)[:3]
+    top = sum(n * (n - 1) // 2 for n in largest)
+    print(f"  its largest stories: {largest} social posts, {top / len(pool):.2f} of its pairs")
+    index = {sid: i for i, sid in enumerate(data["ids"])}
+    vectors = data["vectors"]
+    high = [
+        r
+        for r in judged
+        if r["stratum"] == "candidate"
+        and float(vectors[index[r["a"]]] @ vectors[index[r["b"]]]) >= 0.7
+    ]
+    print(
+        f"  candidate pairs at title + text cosine >= 0.7: "
+        f"{sum(r['same_event'] for r in high)}/{len(high)} judged the same event"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--warehouse", type=Path, required=True, help="a data dir's warehouse/")
+    parser.add_argument("--title-text", type=Path, required=True, help="from embed_cache.py")
+    parser.add_argument("--judged", type=Path, default=JUDGED)
+    parser.add_argument("--draw", action="store_true", help="draw a sample to judge")
+    parser.add_argument("--out", type=Path, help="with --draw: the skeleton to fill in")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--sizes", default="150,75,150", help="method,baseline,candidate")
+    parser.add_argument("--boot", type=int, default=2000, help="bootstrap rounds")
+    parser.add_argument("--grid", action="store_true", help="the parameter grid on 2024")
+    parser.add_argument("--grid-boot", type=int, default=400, help="resamples per grid point")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args()
+    data = load(args.warehouse, args.title_text)
+    if args.draw:
+        if args.out is None:
+            parser.error("--draw needs --out")
+        sizes = dict(zip(STRATA, (int(x) for x in args.sizes.split(",")), strict=True))
+        draw(data, sizes, args.seed, args.out)
+        return
+    pools = strata(data)
+    judged = load_judged(data, args.judged, pools)
+    methods = {"shipped": method_pairs(data, StoryParams()), "baseline": pools["_baseline_all"]}
+    if StoryParams() != DRAWN:
+        methods["drawn"] = pools["method"]
+    report: dict[str, Any] = {}
+    for year in (*YEARS, None):
+        report[str(year or "both")] = score(data, judged, pools, methods, args.boot, year)
+    anatomy(data, judged, pools)
+    if args.grid:
+        report["grid"] = grid(data, judged, pools, pools["method"], args.grid_boot)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""The event-level story benchmark's estimator (bench/stories/events.py): same-story pairs,
+stratified precision and recall from judged pairs, unjudged cells left out, and judged pairs
+whose signals are gone reported, not counted."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "stories"
+
+
+@pytest.fixture(scope="module")
+def events() -> Iterator[ModuleType]:
+    # the benchmark runs as a script from its directory
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("events")
+    finally:
+        sys.path.remove(str(BENCH))
+        sys.modules.pop("events", None)
+
+
+def judged(stratum: str, a: str, b: str, yes: bool) -> dict[str, Any]:
+    return {"a": a, "b": b, "sample": stratum, "stratum": stratum, "same_event": yes}
+
+
+def test_grouped_pairs_are_every_pair_of_a_label_smaller_id_first(events: ModuleType) -> None:
+    labels = {"c": 1, "a": 1, "b": 1, "d": 2}
+    assert events.grouped_pairs(["c", "a", "b", "d"], labels) == {
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+    }
+
+
+def test_precision_and_recall_weight_each_stratum_by_its_size(events: ModuleType) -> None:
+    # the method stratum: 10 pairs, 1 of 2 judged yes -> 5 expected yes pairs; the candidate
+    # stratum: 20 pairs, 1 of 4 judged yes -> 5 expected yes pairs the method misses
+    method = {(f"m{i}", f"n{i}") for i in range(10)}
+    candidate = {(f"c{i}", f"d{i}") for i in range(20)}
+    pools = {"method": method, "baseline": set(), "candidate": candidate}
+    rows = [
+        judged("method", "m0", "n0", True),
+        judged("method", "m1", "n1", False),
+        *(judged("candidate", f"c{i}", f"d{i}", i == 0) for i in range(4)),
+    ]
+    figures = events.estimate(rows, pools, method)
+    assert figures["precision"] == pytest.approx(0.5)
+    assert figures["recall"] == pytest.approx(0.5)
+    assert figures["outside"] == 0
+    # a clustering grouping the method's pairs and the judged-yes candidate: that candidate
+    # cell is 1 pair judged yes; the other 19 candidates keep their own cell (0 of 3 yes)
+    wider = method | {("c0", "d0"), ("x", "y")}
+    figures = events.estimate(rows, pools, wider)
+    assert figures["precision"] == pytest.approx(6 / 11)
+    assert figures["recall"] == pytest.approx(1.0)
+    assert figures["outside"] == 1  # ("x", "y") was never a candidate: not judged
+
+
+def test_a_cell_without_judged_pairs_is_unknown_not_zero(events: ModuleType) -> None:
+    pools = {"method": {("a", "b"), ("c", "d")}, "baseline": set(), "candidate": set()}
+    rows = [judged("method", "a", "b", True)]
+    # the clustering groups only ("c", "d"), whose cell holds no judged pair
+    figures = events.estimate(rows, pools, {("c", "d")})
+    assert figures["unknown"] == 1
+    assert figures["precision"] == 0.0
+
+
+def test_judged_pairs_of_signals_no_longer_served_are_reported(
+    events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "judged.json"
+    path.write_text(
+        json.dumps(
+            {
+                "pairs": [
+                    {"a": "b", "b": "a", "sample": "method", "same_event": True, "note": ""},
+                    {"a": "a", "b": "gone", "sample": "method", "same_event": True, "note": ""},
+                ]
+            }
+        )
+    )
+    data = {"ids": ["a", "b"], "days": [date(2025, 1, 1), date(2025, 1, 1)]}
+    pools = {"method": {("a", "b")}, "baseline": set(), "candidate": set()}
+    rows = events.load_judged(data, path, pools)
+    assert [(r["a"], r["b"], r["stratum"]) for r in rows] == [("a", "b", "method")]
+    assert "GONE: a gone" in capsys.readouterr().out
