@@ -2,7 +2,9 @@
 torch forward pass as the fallback. Every MiniLM pass of a build comes out the same on both —
 segment boundaries, units, theme labels, unit vectors — on generated demo texts; the fp32 file
 is exported when missing, a failed export says what to do, and a build on the ONNX encoder
-never imports torch (the session's demo build reports it)."""
+never imports torch (the session's demo build reports it). Theme tagging runs on the int8
+export unless ``AIMI_THEME_PRECISION=fp32``: its vectors depend on the text alone, and its
+labels agree with fp32's at the rate measured (docs/quality.md)."""
 
 from __future__ import annotations
 
