@@ -82,9 +82,10 @@ class Candidate:
     @classmethod
     def parse(cls, text: str) -> Candidate:
         precision, lead = text.split(":")
-        if precision not in ("fp32", "int8"):
+        by_name: dict[str, Precision] = {"fp32": "fp32", "int8": "int8"}
+        if precision not in by_name:
             raise SystemExit(f"precision must be fp32 or int8, not {precision!r}")
-        return cls(precision, int(lead))  # type: ignore[arg-type]
+        return cls(by_name[precision], int(lead))
 
 
 def encoder(precision: Precision, threads: int) -> OnnxEncoder:

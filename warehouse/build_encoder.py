@@ -138,7 +138,11 @@ def _load_onnx(cache_dir: Path, threads: int, precision: Precision) -> BuildEnco
     dest = onnx_model_path(cache_dir, precision)
     try:
         path = export_onnx(dest, precision=precision).path
-        encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
+        if precision == "int8":
+            # every text runs alone: one intra-op thread per run, ``threads`` runs at a time
+            encoder = OnnxEncoder(path, threads=1, spinning=False, concurrent_runs=threads)
+        else:
+            encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
     except Exception as exc:
         fallback = (
             "AIMI_BUILD_ENCODER=torch builds with the torch encoder instead (the same vectors, "

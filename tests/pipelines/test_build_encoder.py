@@ -2,7 +2,9 @@
 torch forward pass as the fallback. Every MiniLM pass of a build comes out the same on both —
 segment boundaries, units, theme labels, unit vectors — on generated demo texts; the fp32 file
 is exported when missing, a failed export says what to do, and a build on the ONNX encoder
-never imports torch (the session's demo build reports it)."""
+never imports torch (the session's demo build reports it). Theme tagging runs on the int8
+export unless ``AIMI_THEME_PRECISION=fp32``: its vectors depend on the text alone, and its
+labels agree with fp32's at the rate measured (docs/quality.md)."""
 
 from __future__ import annotations
 
@@ -270,6 +272,9 @@ def test_theme_tagging_runs_on_int8_unless_set_to_fp32(monkeypatch: pytest.Monke
     themes = load_theme_encoder()
     assert isinstance(themes, MemoEncoder) and isinstance(themes.encoder, OnnxEncoder)
     assert themes.encoder.precision == "int8" and themes.encoder.runs_alone
+    # texts run alone on one intra-op thread each, as many at a time as the build has threads
+    assert themes.encoder.concurrent_runs == available_cores()
+    assert themes.encoder._session.get_session_options().intra_op_num_threads == 1
     assert themes is not load_build_encoder() and load_theme_encoder() is themes
     monkeypatch.setenv("AIMI_THEME_PRECISION", "fp32")
     assert load_theme_encoder() is load_build_encoder()
@@ -312,9 +317,13 @@ def test_int8_theme_vectors_depend_on_the_text_alone(onnx_cache: Path) -> None:
     texts = [f"{r['title']}\n{r['text'][:1000]}" for r in _demo_sample(150)]
     one = OnnxEncoder(path, threads=1, spinning=False, exact_lengths=True)
     two = OnnxEncoder(path, threads=2, spinning=False, exact_lengths=True)
+    # the build's: one intra-op thread a run, two runs at a time
+    side_by_side = OnnxEncoder(path, threads=1, spinning=False, concurrent_runs=2)
     together = one(texts)
     np.testing.assert_array_equal(together, two(texts))
     np.testing.assert_array_equal(together[::-1], two(texts[::-1]))
+    np.testing.assert_array_equal(together, side_by_side(texts))
+    np.testing.assert_array_equal(together[::-1], side_by_side(texts[::-1]))
     for i, text in enumerate(texts[:3]):
         np.testing.assert_array_equal(together[i], one([text])[0])
 
