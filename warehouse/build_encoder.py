@@ -18,9 +18,11 @@ Theme tagging is the exception (``load_theme_encoder``): it stores no vector, on
 its similarities pick, and it is the build's longest pass (1,833 leads of ~230 tokens in the
 demo, near two cores' fp32 limit). With ``AIMI_THEME_PRECISION=int8`` (the default) it runs on
 the query path's int8 export, each text alone (its activations are quantized over the run, so a
-vector depends on its text only, whatever the chunking or thread count): 1.85× less CPU on the
-demo's leads, labels within the hand-check's noise of fp32's (docs/quality.md, "Themes on the
-int8 encoder"; docs/decisions.md). ``fp32`` tags on the build encoder, as before.
+vector depends on its text only, whatever the chunking or thread count), one intra-op thread a
+run and ``AIMI_BUILD_THREADS`` runs at a time (a single text's run is too small to share between
+threads): 1.85× less CPU on the demo's leads, labels within the hand-check's noise of fp32's
+(docs/quality.md, "Themes on the int8 encoder"; docs/decisions.md). ``fp32`` tags on the build
+encoder, as before.
 
 Either way each distinct text is embedded once per process (``MemoEncoder``): the passes repeat
 texts — in the demo build, decomposition embeds 5,963 sentences of which 2,669 are distinct, and
