@@ -75,7 +75,7 @@ fault-test: setup  ## the scale-out arrangement with credentials, one fault at a
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/fault_test.py
 
-soak: setup  ## 20 minutes of mixed keyed traffic through nginx with a publish every 2 minutes: RSS and open files of every server process per minute, 0 failed requests (not in CI; MINUTES=3 for a short run; docs/deployment.md)
+soak: setup  ## 20 minutes of mixed keyed traffic through nginx with a publish due every 2 minutes (an overrun skips the next): RSS and open files of every server process per minute, 0 failed requests (not in CI; MINUTES=3 for a short run; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	$(BIN)/python scripts/soak.py --minutes $(MINUTES)
