@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 MOTO_SERVER = Path(sys.executable).parent / "moto_server"
 
 
@@ -90,3 +92,22 @@ def moto_server(bucket: str = "aimi-snapshots", log: Path | None = None) -> Iter
             process.wait()
         if log is not None and hasattr(out, "close"):
             out.close()
+
+
+@contextmanager
+def warehouse_on(server: S3Server, monkeypatch: pytest.MonkeyPatch, prefix: str) -> Iterator[str]:
+    """``AIMI_WAREHOUSE_URL`` set to ``prefix`` in the server's bucket and boto3's variables
+    pointed at the server (the variables a step's process inherits too), the process's cached
+    S3 clients (the tables' and the build lease's) dropped before and after."""
+    from warehouse import lease, tables
+
+    url = f"s3://{server.bucket}/{prefix}"
+    for name, value in {**server.env(), "AIMI_WAREHOUSE_URL": url}.items():
+        monkeypatch.setenv(name, value)
+    tables._s3_tables.cache_clear()
+    lease._client.cache_clear()
+    try:
+        yield url
+    finally:
+        tables._s3_tables.cache_clear()
+        lease._client.cache_clear()

@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from warehouse.build_encoder import (
     load_theme_encoder,
 )
 from warehouse.embeddings import MiniLM, load_minilm
-from warehouse.onnx_encoder import OnnxEncoder, onnx_model_path, read_record
+from warehouse.onnx_encoder import OnnxEncoder, Precision, onnx_model_path, read_record
 from warehouse.snapshot import OpenedSnapshot
 from warehouse.themes import load_theme_taxonomy
 
@@ -187,17 +187,30 @@ def test_the_fp32_file_is_exported_when_missing(
     assert load_build_encoder() is encoder  # once per process
 
 
-def test_a_failed_export_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("load", "precision", "other_choice"),
+    [
+        (load_build_encoder, "fp32", "AIMI_BUILD_ENCODER=torch"),
+        (load_theme_encoder, "int8", "AIMI_THEME_PRECISION=fp32"),
+    ],
+)
+def test_a_failed_export_says_what_to_do(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    load: Callable[[], object],
+    precision: Precision,
+    other_choice: str,
+) -> None:
     # a file where the cache folder should be: nothing can be exported there
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("", encoding="utf-8")
     monkeypatch.setenv("AIMI_MODEL_CACHE", str(blocked))
     with pytest.raises(BuildEncoderUnavailable) as failed:
-        load_build_encoder()
+        load()
     message = str(failed.value)
-    assert str(onnx_model_path(blocked, "fp32")) in message
-    assert "aimi encoder export --precision fp32" in message
-    assert "AIMI_BUILD_ENCODER=torch" in message
+    assert str(onnx_model_path(blocked, precision)) in message
+    assert f"aimi encoder export --precision {precision}" in message
+    assert other_choice in message
 
 
 def test_torch_is_the_fallback_by_setting(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,20 +306,6 @@ def test_a_bad_theme_precision_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("AIMI_THEME_PRECISION", "int4")
     with pytest.raises(ValueError, match="theme_precision"):
         load_theme_encoder()
-
-
-def test_a_missing_int8_file_names_the_fp32_choice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    blocked = tmp_path / "not-a-folder"
-    blocked.write_text("", encoding="utf-8")
-    monkeypatch.setenv("AIMI_MODEL_CACHE", str(blocked))
-    with pytest.raises(BuildEncoderUnavailable) as failed:
-        load_theme_encoder()
-    message = str(failed.value)
-    assert str(onnx_model_path(blocked, "int8")) in message
-    assert "aimi encoder export --precision int8" in message
-    assert "AIMI_THEME_PRECISION=fp32" in message
 
 
 @pytest.mark.slow  # MiniLM on two precisions over a corpus sample

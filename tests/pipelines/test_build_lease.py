@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.s3_server import S3Server, moto_server
+from tests.s3_server import S3Server, moto_server, warehouse_on
 from tests.warehouse.test_lease import builder, wait_until_expired
-from warehouse import lease, tables
 from warehouse.paths import DataDir
 
 _prefixes = iter(range(10_000))
@@ -29,13 +28,8 @@ def s3() -> Iterator[S3Server]:
 def warehouse_on_s3(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """``AIMI_WAREHOUSE_URL`` on a prefix of this test's own (the build lease lives there),
     and boto3's variables pointed at the server."""
-    url = f"s3://{s3.bucket}/build-{next(_prefixes)}"
-    for name, value in {**s3.env(), "AIMI_WAREHOUSE_URL": url}.items():
-        monkeypatch.setenv(name, value)
-    tables._s3_tables.cache_clear()
-    lease._client.cache_clear()
-    yield url
-    tables._s3_tables.cache_clear()
+    with warehouse_on(s3, monkeypatch, f"build-{next(_prefixes)}") as url:
+        yield url
 
 
 def test_a_refresh_refused_by_the_lease_says_who_holds_it(

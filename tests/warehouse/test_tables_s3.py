@@ -16,8 +16,7 @@ import polars as pl
 import pytest
 
 from analytics.schema import UNITS
-from tests.s3_server import S3Server, moto_server
-from warehouse import tables
+from tests.s3_server import S3Server, moto_server, warehouse_on
 from warehouse.paths import DataDir
 from warehouse.snapshot import open_current
 from warehouse.tables import (
@@ -47,12 +46,8 @@ def s3() -> Iterator[S3Server]:
 def on_s3(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """``AIMI_WAREHOUSE_URL`` set to a prefix of this test's own, and boto3 pointed at the
     server (the variables a step's process inherits too)."""
-    url = f"s3://{s3.bucket}/test-{next(_prefixes)}"
-    for name, value in {**s3.env(), "AIMI_WAREHOUSE_URL": url}.items():
-        monkeypatch.setenv(name, value)
-    tables._s3_tables.cache_clear()
-    yield url
-    tables._s3_tables.cache_clear()
+    with warehouse_on(s3, monkeypatch, f"test-{next(_prefixes)}") as url:
+        yield url
 
 
 def _keys(s3: S3Server, url: str) -> set[str]:
