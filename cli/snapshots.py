@@ -69,7 +69,8 @@ def snapshots_rollback(
     """Serve an earlier snapshot again, after verifying every table and file of it; a running
     API swaps to it within seconds, as to a new one. The next build publishes over it. With
     AIMI_SNAPSHOT_STORE, the store's CURRENT moves too, and every replica follows."""
-    from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
+    from warehouse.object_store import open_object_store, push_snapshot
+    from warehouse.s3 import ObjectStoreError
     from warehouse.settings import load_settings
 
     data = data_dir_of(data_dir)
@@ -117,7 +118,8 @@ def snapshots_push(data_dir: DataDirOption = None) -> None:
     snapshot has is copied there, not sent) and point the store's CURRENT at it: the replicas
     pull it within a poll. A build and a rollback publish there by themselves; push
     to seed a new store, or after an upload that failed."""
-    from warehouse.object_store import ObjectStoreError, open_object_store, push_snapshot
+    from warehouse.object_store import open_object_store, push_snapshot
+    from warehouse.s3 import ObjectStoreError
     from warehouse.settings import load_settings
     from warehouse.snapshot import open_current
 

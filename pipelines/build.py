@@ -141,7 +141,7 @@ def build_lock(data: DataDir, *, wait: bool, token: str = "") -> Iterator[None]:
     ``token`` is written into the lock file (``locks.build_lock``)."""
 
     from warehouse.lease import LeaseBusy
-    from warehouse.object_store import ObjectStoreError
+    from warehouse.s3 import ObjectStoreError
 
     def say_waiting() -> None:
         sys.stderr.write(f"waiting for the build running on {data.root} to finish\n")

@@ -43,8 +43,8 @@ from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any
 
-from warehouse.locks import LockBusy
-from warehouse.object_store import ObjectStoreError, StoreUrl, _store_errors
+from warehouse.busy import LockBusy
+from warehouse.s3 import ObjectStoreError, StoreUrl, store_errors
 
 log = logging.getLogger("aimi.lease")
 
@@ -199,7 +199,7 @@ class StoreLease:
         """The lease as it is on the store, or None when nobody holds it."""
         from botocore.exceptions import ClientError
 
-        with _store_errors(self.url, f"read the build lease {self.key}"):
+        with store_errors(self.url, f"read the build lease {self.key}"):
             try:
                 got = self.client.get_object(Bucket=self.url.bucket, Key=self.key)
             except ClientError as exc:
@@ -217,7 +217,7 @@ class StoreLease:
         from botocore.exceptions import ClientError
 
         condition = {"IfMatch": if_match} if if_match else {"IfNoneMatch": "*"}
-        with _store_errors(self.url, f"write the build lease {self.key}"):
+        with store_errors(self.url, f"write the build lease {self.key}"):
             try:
                 answer = self.client.put_object(
                     Bucket=self.url.bucket,
@@ -245,7 +245,7 @@ class StoreLease:
         probe = f"{self.key}.probe-{socket.gethostname()}-{os.getpid()}-{time.monotonic_ns()}"
         bucket = self.url.bucket
         failed: list[str] = []
-        with _store_errors(self.url, "check that the store honours conditional writes"):
+        with store_errors(self.url, "check that the store honours conditional writes"):
             self.client.put_object(Bucket=bucket, Key=probe, Body=b"probe")
             try:
                 for condition in ({"IfNoneMatch": "*"}, {"IfMatch": _NO_SUCH_ETAG}):
@@ -394,7 +394,7 @@ class StoreLease:
         if self.lost:
             log.warning("the build lease %s was lost before the end: %s", self.where, self.lost)
             return
-        with _store_errors(self.url, f"release the build lease {self.key}"):
+        with store_errors(self.url, f"release the build lease {self.key}"):
             try:
                 self.client.delete_object(Bucket=self.url.bucket, Key=self.key, IfMatch=self._etag)
             except ClientError as exc:

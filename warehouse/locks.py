@@ -19,11 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
+from warehouse.busy import LockBusy as LockBusy  # raised by every lock here: callers catch it
 from warehouse.paths import DataDir
-
-
-class LockBusy(RuntimeError):
-    """The lock is held elsewhere and the caller asked not to wait."""
 
 
 class _Exclusive:

@@ -37,7 +37,7 @@ from typing import Any
 
 from warehouse.locks import file_lock
 from warehouse.paths import DataDir
-from warehouse.settings import split_s3_url
+from warehouse.s3 import ObjectStoreError, StoreUrl, store_errors
 from warehouse.snapshot import (
     MANIFEST,
     Manifest,
@@ -69,28 +69,6 @@ PACK_INDEX = "small-files.json"  # where each packed file lies in the pack: [off
 RANGED_AT_MOST = 16
 
 
-class ObjectStoreError(RuntimeError):
-    """The store cannot be reached, or does not hold what a pointer names."""
-
-
-@dataclass(frozen=True)
-class StoreUrl:
-    """``s3://bucket/prefix``, parsed: where a deployment's snapshots live."""
-
-    bucket: str
-    prefix: str  # without slashes at either end; may be empty
-
-    @classmethod
-    def parse(cls, url: str) -> StoreUrl:
-        return cls(*split_s3_url(url))
-
-    def key(self, *parts: str) -> str:
-        return "/".join(p for p in (self.prefix, *parts) if p)
-
-    def __str__(self) -> str:
-        return f"s3://{self.bucket}/{self.prefix}" if self.prefix else f"s3://{self.bucket}"
-
-
 @dataclass(frozen=True)
 class Transfer:
     """What one push or pull moved."""
@@ -101,19 +79,6 @@ class Transfer:
     seconds: float
     linked: int = 0  # pulled files hard-linked from the snapshot served before
     copied: int = 0  # pushed files copied inside the store from the snapshot it named before
-
-
-@contextmanager
-def _store_errors(url: StoreUrl, action: str) -> Iterator[None]:
-    """boto3's errors (no endpoint, no credentials, a refused request, a failed transfer) as
-    ``ObjectStoreError`` naming the store and what was being done."""
-    from boto3.exceptions import Boto3Error
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    try:
-        yield
-    except (BotoCoreError, ClientError, Boto3Error) as exc:
-        raise ObjectStoreError(f"{url}: cannot {action}: {exc}") from exc
 
 
 @contextmanager
@@ -157,7 +122,7 @@ class ObjectStore:
         """The object's bytes, or None when there is none."""
         from botocore.exceptions import ClientError
 
-        with _store_errors(self.url, f"read {key}"):
+        with store_errors(self.url, f"read {key}"):
             try:
                 response = self.client.get_object(Bucket=self.url.bucket, Key=key)
             except ClientError as exc:
@@ -220,7 +185,7 @@ class ObjectStore:
             return sizes[name]
 
         with (
-            _store_errors(self.url, f"upload snapshot {sid}"),
+            store_errors(self.url, f"upload snapshot {sid}"),
             _pack_scratch(opened.path.parent) as scratch,
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
@@ -273,7 +238,7 @@ class ObjectStore:
             raise ObjectStoreError(
                 f"{self.url} holds no manifest for snapshot {snapshot_id}: upload it first"
             )
-        with _store_errors(self.url, f"point CURRENT at {snapshot_id}"):
+        with store_errors(self.url, f"point CURRENT at {snapshot_id}"):
             self.client.put_object(
                 Bucket=self.url.bucket,
                 Key=self.url.key(POINTER),
@@ -314,7 +279,7 @@ class ObjectStore:
             )
 
         with (
-            _store_errors(self.url, f"download snapshot {snapshot_id}"),
+            store_errors(self.url, f"download snapshot {snapshot_id}"),
             ThreadPoolExecutor(TRANSFER_THREADS) as pool,
         ):
             unpacked: set[str] = set()

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from serving.app import create_app
 from tests.s3_server import S3Server, moto_server
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish
-from warehouse.object_store import ObjectStore, ObjectStoreError
+from warehouse.object_store import ObjectStore
 from warehouse.paths import DataDir
+from warehouse.s3 import ObjectStoreError
 from warehouse.snapshot import current_snapshot_id
 
 

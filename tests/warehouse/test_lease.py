@@ -128,7 +128,9 @@ def test_renewal_keeps_the_lease_and_release_frees_it(s3: S3Server, url: str) ->
 
 
 def test_an_expired_lease_is_taken_over_and_recorded(s3: S3Server, url: str) -> None:
-    stalled, taker = builder(s3, url, ttl=1.0), builder(s3, url, ttl=60)
+    # 5 s: the store dates the lease to the second (Last-Modified), so a lease of 1 s could
+    # look expired within milliseconds of being taken, before the first refusal is tried
+    stalled, taker = builder(s3, url, ttl=5.0), builder(s3, url, ttl=60)
     stalled.try_acquire("stalled")  # and never renewed: a launcher that stopped
     acquired_at = (_body(s3, url) or {})["acquired_at"]
     with pytest.raises(LeaseBusy, match=r"another build holds the lease .* since .* expires"):

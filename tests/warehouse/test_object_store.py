@@ -20,13 +20,12 @@ from tests.s3_server import S3Server, moto_server
 from warehouse import object_store
 from warehouse.object_store import (
     ObjectStore,
-    ObjectStoreError,
     SnapshotPuller,
-    StoreUrl,
     pull_current,
     push_snapshot,
 )
 from warehouse.paths import DataDir
+from warehouse.s3 import ObjectStoreError, StoreUrl
 from warehouse.settings import Settings
 from warehouse.snapshot import (
     OpenedSnapshot,
