@@ -256,6 +256,17 @@ def carry_ids(
     return ids, {k: sorted(v) for k, v in merged.items()}, split
 
 
+def entity_sets(signal_entities: pl.DataFrame) -> dict[str, frozenset[str]]:
+    """Each signal's distinct entities, from (``signal_id``, ``entity_id``) rows: what the
+    clustering's entity overlap reads."""
+    return {
+        sid: frozenset(ids)
+        for sid, ids in signal_entities.group_by(SIGNAL_ID)
+        .agg(pl.col("entity_id").unique())
+        .iter_rows()
+    }
+
+
 def build_stories(
     signals: pl.DataFrame,
     vectors: FloatMatrix,
@@ -276,13 +287,7 @@ def build_stories(
     params = params or StoryParams()
     if signals.height == 0:
         return pl.DataFrame(schema=STORIES), pl.DataFrame(schema=STORY_SIGNALS)
-    entity_sets = {
-        sid: frozenset(ids)
-        for sid, ids in signal_entities.group_by(SIGNAL_ID)
-        .agg(pl.col("entity_id").unique())
-        .iter_rows()
-    }
-    labels = cluster_signals(signals, vectors, entity_sets, params)
+    labels = cluster_signals(signals, vectors, entity_sets(signal_entities), params)
     rows = signals.with_columns(
         pl.Series("label", labels, dtype=pl.Int64), pl.int_range(pl.len()).alias("_row")
     ).sort("published_at", SIGNAL_ID)

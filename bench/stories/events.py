@@ -52,6 +52,7 @@ import numpy as np
 import polars as pl
 
 from analytics.stories import StoryParams, _average_linkage, cluster_signals, story_inputs
+from analytics.stories import entity_sets as signal_entity_sets
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 BASELINE_CUT = 0.45
@@ -86,13 +87,7 @@ def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
         pl.read_parquet(warehouse / "unit_embeddings.parquet"),
         AS_OF,
     )
-    mentions = pl.read_parquet(warehouse / "signal_entities.parquet")
-    entity_sets = {
-        sid: frozenset(ents)
-        for sid, ents in mentions.group_by("signal_id")
-        .agg(pl.col("entity_id").unique())
-        .iter_rows()
-    }
+    entity_sets = signal_entity_sets(pl.read_parquet(warehouse / "signal_entities.parquet"))
     social = served.filter(pl.col("kind") == "social").sort("published_at", "signal_id")
     cache = np.load(title_text)
     order = {s: i for i, s in enumerate(cache["signal_id"].tolist())}

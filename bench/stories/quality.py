@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from analytics.stories import StoryParams, _average_linkage, cluster_signals, signal_vectors
+from analytics.stories import entity_sets as signal_entity_sets
 
 TOP_SECTION = re.compile(r"top tweets", re.IGNORECASE)
 CHOICE_YEAR = 2024
@@ -61,13 +62,7 @@ def load(warehouse: Path) -> dict[str, Any]:
     units = pl.read_parquet(warehouse / "units.parquet").select("unit_id", "signal_id")
     embeddings = pl.read_parquet(warehouse / "unit_embeddings.parquet")
     units = units.join(embeddings, on="unit_id", how="inner")
-    mentions = pl.read_parquet(warehouse / "signal_entities.parquet")
-    entity_sets = {
-        sid: frozenset(ents)
-        for sid, ents in mentions.group_by("signal_id")
-        .agg(pl.col("entity_id").unique())
-        .iter_rows()
-    }
+    entity_sets = signal_entity_sets(pl.read_parquet(warehouse / "signal_entities.parquet"))
     # the labels: evaluation only
     extra = {
         sid: json.loads(raw) if raw else {}
