@@ -133,6 +133,22 @@ class LeaseState:
         )
 
 
+def holder_gone(holder: Holder) -> bool:
+    """Whether the lease's holder was a process of this host (by host name) that no longer
+    exists: a builder killed here, whose lease need not be waited out. A pid taken again by
+    another process counts as alive (the lease is then waited out, the safe side); a holder on
+    another host is judged only by expiry."""
+    if holder.host != socket.gethostname() or holder.pid <= 0:
+        return False
+    try:
+        os.kill(holder.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -294,26 +310,30 @@ class StoreLease:
             if state is None:
                 holder = self._new_holder(token)
                 etag = self._put(holder)
-            elif state.expired:
+            elif state.expired or holder_gone(state.holder):
                 old = state.holder
-                replaced = {
+                replaced: dict[str, Any] = {
                     "host": old.host,
                     "pid": old.pid,
                     "acquired_at": old.acquired_at,
                     "renewed_at": old.renewed_at,
-                    "expired_at": state.expires_at.isoformat(),
                 }
+                if state.expired:
+                    replaced["expired_at"] = state.expires_at.isoformat()
+                    why = f"expired {state.expires_at.isoformat()}"
+                else:
+                    replaced["gone"] = True
+                    why = "its process on this host is gone"
                 holder = self._new_holder(token, taken_over_from=replaced)
                 etag = self._put(holder, if_match=state.etag)
                 if etag is not None:
                     log.warning(
-                        "took over the expired build lease %s of host %s, pid %s (held since "
-                        "%s, expired %s)",
+                        "took over the build lease %s of host %s, pid %s (held since %s, %s)",
                         self.where,
                         old.host,
                         old.pid,
                         old.acquired_at,
-                        state.expires_at.isoformat(),
+                        why,
                     )
             else:
                 raise LeaseBusy(state.describe(self.where))

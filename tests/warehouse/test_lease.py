@@ -153,8 +153,12 @@ def test_an_expired_lease_is_taken_over_and_recorded(s3: S3Server, url: str) -> 
     assert _body(s3, url) is None
 
 
+# a holder in a process of its own; with a third argument, it names that host instead of this
+# one (a builder on another machine, which only expiry may judge)
 _HOLDER = """
-import sys, time
+import socket, sys, time
+if len(sys.argv) > 3:
+    socket.gethostname = lambda: sys.argv[3]
 from warehouse.lease import StoreLease
 with StoreLease(sys.argv[1], ttl_seconds=float(sys.argv[2])).hold("killed"):
     print("held", flush=True)
@@ -162,11 +166,11 @@ with StoreLease(sys.argv[1], ttl_seconds=float(sys.argv[2])).hold("killed"):
 """
 
 
-def test_a_killed_holders_lease_expires(s3: S3Server, url: str) -> None:
+def test_a_killed_holders_lease_on_another_host_expires(s3: S3Server, url: str) -> None:
     ttl = 3.0
     env = {**os.environ, **s3.env()}
     holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, url, str(ttl)],
+        [sys.executable, "-c", _HOLDER, url, str(ttl), "another-machine"],
         env=env,
         stdout=subprocess.PIPE,
         text=True,
@@ -196,6 +200,35 @@ def test_a_killed_holders_lease_expires(s3: S3Server, url: str) -> None:
     body = _body(s3, url)
     assert body is not None and body["taken_over_from"]["pid"] == holder.pid
     waiter.release()
+
+
+def test_a_lease_whose_holder_on_this_host_is_gone_is_taken_at_once(s3: S3Server, url: str) -> None:
+    # a publish killed here and run again at once (the fault matrix's publish-kill): its own
+    # machine knows the holder is gone, so nothing waits out the lifetime
+    env = {**os.environ, **s3.env()}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, url, "60"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        again = builder(s3, url, ttl=60)
+        with pytest.raises(LeaseBusy, match=f"pid {holder.pid}"):  # alive: refused
+            again.try_acquire("again")
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+        started = time.monotonic()
+        again.try_acquire("again")
+        assert time.monotonic() - started < 10  # not the 60 s lifetime
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    body = _body(s3, url)
+    assert body is not None and body["token"] == "again"
+    assert body["taken_over_from"]["pid"] == holder.pid and body["taken_over_from"]["gone"]
+    again.release()
 
 
 class _IgnoresConditions:
