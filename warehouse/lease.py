@@ -83,6 +83,8 @@ class Holder:
     ttl_seconds: float
     expires_at: str
     taken_over_from: dict[str, Any] | None = None
+    # the holder's pid namespace (Linux; 0 elsewhere): a pid means something only inside it
+    pid_namespace: int = 0
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -102,6 +104,7 @@ class Holder:
                 ttl_seconds=float(doc.get("ttl_seconds", DEFAULT_SECONDS)),
                 expires_at=str(doc.get("expires_at", "?")),
                 taken_over_from=doc.get("taken_over_from"),
+                pid_namespace=int(doc.get("pid_namespace", 0)),
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return cls("", "?", 0, "?", "?", DEFAULT_SECONDS, "?")
@@ -133,12 +136,23 @@ class LeaseState:
         )
 
 
+def _pid_namespace() -> int:
+    """This process's pid namespace (the inode of ``/proc/self/ns/pid``), 0 where there is none."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
 def holder_gone(holder: Holder) -> bool:
-    """Whether the lease's holder was a process of this host (by host name) that no longer
-    exists: a builder killed here, whose lease need not be waited out. A pid taken again by
-    another process counts as alive (the lease is then waited out, the safe side); a holder on
-    another host is judged only by expiry."""
+    """Whether the lease's holder was a process of this host (by host name and pid namespace)
+    that no longer exists: a builder killed here, whose lease need not be waited out. A pid
+    taken again by another process counts as alive (the lease is then waited out, the safe
+    side); a holder on another host is judged only by expiry."""
     if holder.host != socket.gethostname() or holder.pid <= 0:
+        return False
+    # containers that share the host's name (host networking) each have their own pids
+    if not holder.pid_namespace or holder.pid_namespace != _pid_namespace():
         return False
     try:
         os.kill(holder.pid, 0)
@@ -296,6 +310,7 @@ class StoreLease:
             ttl_seconds=self.ttl_seconds,
             expires_at=(now + timedelta(seconds=self.ttl_seconds)).isoformat(),
             taken_over_from=taken_over_from,
+            pid_namespace=_pid_namespace(),
         )
 
     def try_acquire(self, token: str) -> None:
