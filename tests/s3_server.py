@@ -111,3 +111,15 @@ def warehouse_on(server: S3Server, monkeypatch: pytest.MonkeyPatch, prefix: str)
     finally:
         tables._s3_tables.cache_clear()
         lease._client.cache_clear()
+
+
+def module_server(bucket: str) -> Any:
+    """A module-scoped fixture: one moto server with ``bucket`` for every test of the module
+    that declares it (``s3 = module_server("aimi-…")``)."""
+
+    @pytest.fixture(scope="module")
+    def s3() -> Iterator[S3Server]:
+        with moto_server(bucket=bucket) as server:
+            yield server
+
+    return s3

@@ -81,6 +81,18 @@ def torch_encoder() -> MiniLM:
     return load_minilm()
 
 
+def _sample_signals(step: int) -> pl.DataFrame:
+    """``_demo_sample(step)`` as the signals frame theme tagging reads."""
+    sample = _demo_sample(step)
+    return pl.DataFrame(
+        {
+            "signal_id": [f"s{i}" for i in range(len(sample))],
+            "title": [r["title"] for r in sample],
+            "text": [r["text"] for r in sample],
+        }
+    )
+
+
 def _agree(a: FloatMatrix, b: FloatMatrix) -> None:
     assert a.shape == b.shape
     assert float(np.abs(a - b).max()) <= MAX_ABS_DIFF
@@ -119,14 +131,7 @@ def test_decomposition_units_are_unchanged(onnx: Embedder, torch_encoder: MiniLM
 
 @pytest.mark.slow  # a whole build, or MiniLM over a corpus sample
 def test_theme_similarities_and_labels_are_unchanged(onnx: Embedder, torch_encoder: MiniLM) -> None:
-    sample = _demo_sample(40)
-    signals = pl.DataFrame(
-        {
-            "signal_id": [f"s{i}" for i in range(len(sample))],
-            "title": [r["title"] for r in sample],
-            "text": [r["text"] for r in sample],
-        }
-    )
+    signals = _sample_signals(40)
     taxonomy = load_theme_taxonomy()
     a = score_themes(signals, onnx, taxonomy)
     b = score_themes(signals, torch_encoder, taxonomy)
@@ -336,14 +341,7 @@ INT8_AGREEMENT = {"value_chain": 0.91, "market_force": 0.97}
 
 @pytest.mark.slow  # MiniLM on two precisions over a corpus sample
 def test_int8_theme_labels_agree_with_fp32(build_minilm: Embedder) -> None:
-    sample = _demo_sample(12)
-    signals = pl.DataFrame(
-        {
-            "signal_id": [f"s{i}" for i in range(len(sample))],
-            "title": [r["title"] for r in sample],
-            "text": [r["text"] for r in sample],
-        }
-    )
+    signals = _sample_signals(12)
     taxonomy = load_theme_taxonomy()
     int8 = load_theme_encoder(threads=1)
     assert isinstance(int8, MemoEncoder) and isinstance(int8.encoder, OnnxEncoder)

@@ -11,17 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.s3_server import S3Server, moto_server, warehouse_on
+from tests.s3_server import S3Server, module_server, warehouse_on
 from tests.warehouse.test_lease import builder, wait_until_expired
 from warehouse.paths import DataDir
 
 _prefixes = iter(range(10_000))
 
 
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3Server]:
-    with moto_server(bucket="aimi-build-lease") as server:
-        yield server
+s3 = module_server("aimi-build-lease")
 
 
 @pytest.fixture

@@ -12,12 +12,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from subprocess import Popen
 from typing import Any
 
 import pytest
 
-from tests.s3_server import S3Server, moto_server
+from tests.s3_server import S3Server, module_server
 from warehouse import lease as lease_module
 from warehouse import locks
 from warehouse.lease import LeaseBusy, LeaseUnsupported, StoreLease
@@ -26,10 +28,7 @@ from warehouse.paths import DataDir
 _prefixes = iter(range(10_000))
 
 
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3Server]:
-    with moto_server(bucket="aimi-lease") as server:
-        yield server
+s3 = module_server("aimi-lease")
 
 
 @pytest.fixture
@@ -166,33 +165,46 @@ with StoreLease(sys.argv[1], ttl_seconds=float(sys.argv[2])).hold("killed"):
 """
 
 
-def test_a_killed_holders_lease_on_another_host_expires(s3: S3Server, url: str) -> None:
-    ttl = 3.0
+@contextmanager
+def holder_process(s3: S3Server, url: str, ttl: float, *host: str) -> Iterator[Popen[str]]:
+    """A process holding the lease at ``url`` (``host``: the host it names, another machine's),
+    yielded once it holds it; killed and reaped on the way out, whatever the test did to it."""
     env = {**os.environ, **s3.env()}
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, url, str(ttl), "another-machine"],
+    holder = Popen(
+        [sys.executable, "-c", _HOLDER, url, str(ttl), *host],
         env=env,
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        time.sleep(ttl)  # a lifetime: the holder's renewals kept it
-        waiter = builder(s3, url, ttl=60)
-        with pytest.raises(LeaseBusy, match=f"pid {holder.pid}"):
-            waiter.try_acquire("waiter")
-        holder.send_signal(signal.SIGKILL)  # no release, no more renewals
-        holder.wait(timeout=10)
-        killed = time.monotonic()
-        said: list[str] = []
-        waiter.acquire("waiter", wait=True, on_wait=said.append)
-        waited = time.monotonic() - killed
+        yield holder
     finally:
         if holder.poll() is None:
             holder.kill()
             holder.wait()
         if holder.stdout is not None:
             holder.stdout.close()
+
+
+def killed(holder: Popen[str]) -> None:
+    """Kill ``holder`` with no release and no more renewals, and reap it."""
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+
+
+def test_a_killed_holders_lease_on_another_host_expires(s3: S3Server, url: str) -> None:
+    ttl = 3.0
+    with holder_process(s3, url, ttl, "another-machine") as holder:
+        time.sleep(ttl)  # a lifetime: the holder's renewals kept it
+        waiter = builder(s3, url, ttl=60)
+        with pytest.raises(LeaseBusy, match=f"pid {holder.pid}"):
+            waiter.try_acquire("waiter")
+        killed(holder)
+        since = time.monotonic()
+        said: list[str] = []
+        waiter.acquire("waiter", wait=True, on_wait=said.append)
+        waited = time.monotonic() - since
     assert said and f"pid {holder.pid}" in said[0]
     # at most a lifetime after the last renewal (a quarter of one before the kill), give or
     # take the store's one-second clock and the poll
@@ -205,26 +217,14 @@ def test_a_killed_holders_lease_on_another_host_expires(s3: S3Server, url: str) 
 def test_a_lease_whose_holder_on_this_host_is_gone_is_taken_at_once(s3: S3Server, url: str) -> None:
     # a publish killed here and run again at once (the fault matrix's publish-kill): its own
     # machine knows the holder is gone, so nothing waits out the lifetime
-    env = {**os.environ, **s3.env()}
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, url, "60"], env=env, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with holder_process(s3, url, 60) as holder:
         again = builder(s3, url, ttl=60)
         with pytest.raises(LeaseBusy, match=f"pid {holder.pid}"):  # alive: refused
             again.try_acquire("again")
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=10)
+        killed(holder)
         started = time.monotonic()
         again.try_acquire("again")
         assert time.monotonic() - started < 10  # not the 60 s lifetime
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        if holder.stdout is not None:
-            holder.stdout.close()
     body = _body(s3, url)
     assert body is not None and body["token"] == "again"
     assert body["taken_over_from"]["pid"] == holder.pid and body["taken_over_from"]["gone"]

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from analytics.schema import UNITS
-from tests.s3_server import S3Server, moto_server, warehouse_on
+from tests.s3_server import S3Server, module_server, warehouse_on
 from warehouse.paths import DataDir
 from warehouse.snapshot import open_current
 from warehouse.tables import (
@@ -36,10 +36,7 @@ _prefixes = iter(range(10_000))
 AS_OF = datetime(2026, 7, 1, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module")
-def s3() -> Iterator[S3Server]:
-    with moto_server(bucket="aimi-warehouse") as server:
-        yield server
+s3 = module_server("aimi-warehouse")
 
 
 @pytest.fixture
