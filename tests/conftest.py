@@ -135,6 +135,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         os.nice(WORKER_NICE)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The machine, under the durations: the suite's time means little without its CPU."""
+    from tests.machine import this_machine
+
+    terminalreporter.write_line(this_machine())
+
+
 def pytest_sessionfinish() -> None:
     # the webhook delivery runs builds started (they outlive a build by design) must not
     # outlive the session, writing into data dirs it is about to remove
