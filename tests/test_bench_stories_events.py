@@ -119,3 +119,22 @@ def test_strata_cut_by_year_weigh_each_years_part_by_its_own_judged_pairs(
     figures = events.estimate(split_rows, split, method)
     assert figures["precision"] == pytest.approx(0.5)
     assert events.estimate(rows, pools, method)["precision"] == pytest.approx(2 / 3)
+
+
+def test_judged_pairs_a_rebuild_left_in_no_stratum_are_left_out_unless_too_many(
+    events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"p{i}" for i in range(120)]
+    data = {"ids": ids, "days": [date(2025, 1, 1)] * 120}
+    pairs = [(ids[i], ids[i + 1]) for i in range(0, 120, 2)]
+    path = tmp_path / "judged.json"
+    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
+    path.write_text(json.dumps({"pairs": rows}))
+    # one of 60 judged pairs is no longer grouped by anything: reported, left out
+    pools = {"method": set(pairs[1:]), "baseline": set(), "candidate": set()}
+    kept = events.load_judged(data, path, pools)
+    assert len(kept) == 59 and "OUTSIDE: ('p0', 'p1')" in capsys.readouterr().out
+    # five of 60 (over 2 %): the pool changed, the sample must be drawn again
+    pools = {"method": set(pairs[5:]), "baseline": set(), "candidate": set()}
+    with pytest.raises(SystemExit):
+        events.load_judged(data, path, pools)
