@@ -9,9 +9,15 @@ The method, chosen by the numbers in docs/quality.md ("Stories"):
    overlap of the entities they link.
 2. Each UTC day's signals are clustered by average linkage, cut at ``link``.
 3. Days are taken in order; a day's cluster joins the open story (one whose last signal is at
-   most ``window_days`` days old) whose centroid it is most similar to, when that similarity is
-   at least ``attach``; otherwise it starts a story. A story therefore grows across days and
-   publishes, and an earlier day's stories never depend on a later day's signals.
+   most ``window_days`` days old and whose first is at most ``span_days`` days old) whose
+   centroid it is most similar to, when that similarity is at least ``attach``; otherwise it
+   starts a story. A story therefore grows across days and publishes, but a busy subject
+   cannot hold one story open for weeks; an earlier day's stories never depend on a later
+   day's signals.
+
+The other fields of ``StoryParams`` (complete linkage, entity gates, a size-aware attach bar)
+are variants that were measured and not chosen (docs/quality.md); their defaults leave the
+method as described.
 
 Ids: a story is named after its earliest signal (``story_id_for``); ``carry_ids`` then gives each
 story the id of the previous snapshot's story it shares most signals with, so a story keeps its
@@ -47,7 +53,8 @@ STORY_PREFIX = "sty_"
 
 @dataclass(frozen=True)
 class StoryParams:
-    """The method's parameters (docs/quality.md, "Stories": chosen on AINews 2024)."""
+    """The method's parameters (docs/quality.md, "Stories" and "Against hand-judged events":
+    chosen on AINews 2024, checked on 2025)."""
 
     # a story stays open for new signals this many days after its last one
     window_days: int = 3
@@ -59,7 +66,7 @@ class StoryParams:
     entity_weight: float = 0.3
     # a story takes no signal published more than this many UTC days after its first day
     # (None: no cap), so a busy subject cannot hold one story open for weeks
-    span_days: int | None = None
+    span_days: int | None = 4
     # the within-day linkage: "average", or "complete" (every pair of a cluster above the cut)
     linkage: str = "average"
     # a day's cluster joins an open story only when they share at least one linked entity

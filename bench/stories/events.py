@@ -66,7 +66,7 @@ CANDIDATE_FLOOR = 0.5
 STRATA = ("method", "baseline", "candidate")
 # the shipped parameters when the sample was drawn (2026-11-28): the strata are defined by them,
 # whatever is shipped now
-DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3)
+DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3, span_days=None)
 CHOICE_YEAR = 2024
 YEARS = (2024, 2025)
 # the grid searched on CHOICE_YEAR (--grid): window, link cut, attach bar, entity weight
@@ -552,22 +552,31 @@ def variants(
 
 
 def anatomy(
-    data: dict[str, Any], judged: list[dict[str, Any]], pools: dict[str, set[Pair]]
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    grouped: set[Pair] | None = None,
+    name: str = "drawn",
 ) -> None:
-    """Where the drawn method's pairs come from: by the days between the two posts, the pool's
-    pairs and the judged pairs' verdicts; and the share of pairs in its largest stories."""
+    """Where a clustering's pairs (``grouped``; the drawn method's when None) come from: by the
+    days between the two posts, its pairs and the verdicts of its judged pairs of the method
+    stratum; and the share of its pairs in its largest stories."""
     day = dict(zip(data["ids"], data["days"], strict=True))
 
     def gap(pair: Pair) -> str:
         days = abs((day[pair[0]] - day[pair[1]]).days)
         return str(days) if days < 2 else "2+"
 
-    pool = pools["method"]
+    pool = pools["method"] if grouped is None else grouped
     for g in ("0", "1", "2+"):
-        rows = [r for r in judged if r["stratum"] == "method" and gap((r["a"], r["b"])) == g]
+        rows = [
+            r
+            for r in judged
+            if r["stratum"] == "method" and (r["a"], r["b"]) in pool and gap((r["a"], r["b"])) == g
+        ]
         share = sum(gap(p) == g for p in pool) / len(pool)
         print(
-            f"  method pairs {g} days apart: {share:.2f} of its pairs, "
+            f"  {name}: pairs {g} days apart: {share:.2f} of its pairs, "
             f"{sum(r['same_event'] for r in rows)}/{len(rows)} judged the same event"
         )
     # a story's social posts: every pair of them is in the pool, so its smallest id's partners
@@ -578,7 +587,9 @@ def anatomy(
     firsts = {a for a, _ in pool} - {b for _, b in pool}
     largest = sorted((partners[a] + 1 for a in firsts), reverse=True)[:3]
     top = sum(n * (n - 1) // 2 for n in largest)
-    print(f"  its largest stories: {largest} social posts, {top / len(pool):.2f} of its pairs")
+    print(f"  {name}: largest stories {largest} social posts, {top / len(pool):.2f} of its pairs")
+    if grouped is not None:
+        return
     index = {sid: i for i, sid in enumerate(data["ids"])}
     vectors = data["vectors"]
     high = [
@@ -629,10 +640,21 @@ def main() -> None:
     if StoryParams() != DRAWN:
         methods["drawn"] = pools["method"]
     anatomy(data, judged, pools)
+    if "drawn" in methods:
+        anatomy(data, judged, pools, methods["shipped"], "shipped")
     judged, pools = yearly(data, judged, pools)
     report: dict[str, Any] = {}
     for year in (*YEARS, None):
-        report[str(year or "both")] = score(data, judged, pools, methods, args.boot, year)
+        key = str(year or "both")
+        report[key] = score(data, judged, pools, methods, args.boot, year)
+        # the shipped method's F1 against the baseline's (and the drawn parameters'), paired
+        j, p, m = by_year(data, judged, pools, methods, year)
+        boots = resamples(j, args.boot)
+        for other in ("baseline", "drawn"):
+            if other in m:
+                gain = paired_gain(j, p, m["shipped"], m[other], boots)
+                report[key][f"shipped_minus_{other}"] = gain
+                print(f"  shipped F1 minus {other}'s: {gain}")
     if args.grid:
         report["grid"] = grid(data, judged, pools, pools["_drawn"], args.grid_boot)
     if args.variants:

@@ -209,10 +209,18 @@ def chain(days: int) -> tuple[pl.DataFrame, np.ndarray]:
 def test_a_span_cap_starts_a_new_story_once_the_first_day_is_too_far() -> None:
     signals, vectors = chain(7)
     # without a cap, a signal a day keeps one story open for the whole week
-    assert cluster_signals(signals, vectors, {}, StoryParams()) == [0] * 7
+    assert cluster_signals(signals, vectors, {}, StoryParams(span_days=None)) == [0] * 7
     # capped at 3 days: days 0-3 are one story, day 4 starts the next (which spans 4-6)
     capped = StoryParams(span_days=3)
     assert cluster_signals(signals, vectors, {}, capped) == [0, 0, 0, 0, 1, 1, 1]
+
+
+def test_the_shipped_method_caps_a_storys_span() -> None:
+    span = StoryParams().span_days
+    assert span is not None and span < 6
+    signals, vectors = chain(7)
+    labels = cluster_signals(signals, vectors, {}, StoryParams())
+    assert labels == [0] * (span + 1) + [1] * (6 - span)
 
 
 def test_a_capped_story_keeps_its_id_as_it_grows_within_its_span() -> None:
@@ -233,7 +241,8 @@ def test_a_capped_story_keeps_its_id_as_it_grows_within_its_span() -> None:
 
 def test_a_cap_that_cuts_a_previous_story_records_the_split() -> None:
     signals, vectors = chain(7)
-    _, uncapped = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES, params=StoryParams())
+    uncapped_params = StoryParams(span_days=None)
+    _, uncapped = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES, params=uncapped_params)
     assert uncapped["story_id"].n_unique() == 1
     old = uncapped["story_id"][0]
     capped, members = build_stories(
