@@ -9,9 +9,15 @@ The method, chosen by the numbers in docs/quality.md ("Stories"):
    overlap of the entities they link.
 2. Each UTC day's signals are clustered by average linkage, cut at ``link``.
 3. Days are taken in order; a day's cluster joins the open story (one whose last signal is at
-   most ``window_days`` days old) whose centroid it is most similar to, when that similarity is
-   at least ``attach``; otherwise it starts a story. A story therefore grows across days and
-   publishes, and an earlier day's stories never depend on a later day's signals.
+   most ``window_days`` days old and whose first is at most ``span_days`` days old) whose
+   centroid it is most similar to, when that similarity is at least ``attach``; otherwise it
+   starts a story. A story therefore grows across days and publishes, but a busy subject
+   cannot hold one story open for weeks; an earlier day's stories never depend on a later
+   day's signals.
+
+The other fields of ``StoryParams`` (complete linkage, entity gates, a size-aware attach bar)
+are variants that were measured and not chosen (docs/quality.md); their defaults leave the
+method as described.
 
 Ids: a story is named after its earliest signal (``story_id_for``); ``carry_ids`` then gives each
 story the id of the previous snapshot's story it shares most signals with, so a story keeps its
@@ -47,7 +53,8 @@ STORY_PREFIX = "sty_"
 
 @dataclass(frozen=True)
 class StoryParams:
-    """The method's four parameters (docs/quality.md, "Stories": chosen on AINews 2024)."""
+    """The method's parameters (docs/quality.md, "Stories" and "Against hand-judged events":
+    chosen on AINews 2024, checked on 2025)."""
 
     # a story stays open for new signals this many days after its last one
     window_days: int = 3
@@ -57,6 +64,19 @@ class StoryParams:
     attach: float = 0.85
     # weight of the Jaccard overlap of linked entities, added to the cosine
     entity_weight: float = 0.3
+    # a story takes no signal published more than this many UTC days after its first day
+    # (None: no cap), so a busy subject cannot hold one story open for weeks
+    span_days: int | None = 4
+    # the within-day linkage: "average", or "complete" (every pair of a cluster above the cut)
+    linkage: str = "average"
+    # a day's cluster joins an open story only when they share at least one linked entity
+    attach_needs_entity: bool = False
+    # two signals of one day that share no linked entity are similar only when their cosine
+    # is at least this (None: no gate); below it, their similarity is 0
+    pair_gate: float | None = None
+    # the attach bar of an open story rises by this much per doubling of its signal count, so
+    # one large story cannot absorb a whole subject
+    attach_per_doubling: float = 0.0
 
 
 def signal_vectors(
@@ -95,9 +115,9 @@ def _jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
     return out
 
 
-def _average_linkage(similarity: FloatMatrix, cut: float) -> list[int]:
-    """Cluster labels (0..k-1, in order of first member) of average linkage on ``1 - similarity``
-    cut at distance ``1 - cut``."""
+def _average_linkage(similarity: FloatMatrix, cut: float, method: str = "average") -> list[int]:
+    """Cluster labels (0..k-1, in order of first member) of average linkage (or ``method``, a
+    scipy linkage method) on ``1 - similarity`` cut at distance ``1 - cut``."""
     n = similarity.shape[0]
     if n == 1:
         return [0]
@@ -106,7 +126,7 @@ def _average_linkage(similarity: FloatMatrix, cut: float) -> list[int]:
 
     distance = np.clip(1.0 - similarity.astype(np.float64), 0.0, None)
     np.fill_diagonal(distance, 0.0)
-    tree = linkage(squareform(distance, checks=False), method="average")
+    tree = linkage(squareform(distance, checks=False), method=method)
     raw = fcluster(tree, t=1.0 - cut, criterion="distance")
     first: dict[int, int] = {}
     return [first.setdefault(int(label), len(first)) for label in raw]
@@ -117,7 +137,9 @@ class _Open:
     label: int
     total: FloatMatrix  # sum of member vectors
     entities: set[str]
+    first_day: date
     last_day: date
+    size: int = 0
 
 
 def cluster_signals(
@@ -152,9 +174,18 @@ def cluster_signals(
         ids = all_ids[start:end]
         block = vectors[rows]
         sets = [signal_entities.get(s, frozenset()) for s in ids]
-        similarity = block @ block.T + params.entity_weight * _jaccard(sets)
-        day_labels = _average_linkage(similarity, params.link)
-        open_stories = [s for s in open_stories if (day - s.last_day).days <= params.window_days]
+        cosine = block @ block.T
+        overlap = _jaccard(sets)
+        similarity = cosine + params.entity_weight * overlap
+        if params.pair_gate is not None:
+            similarity = np.where((overlap > 0) | (cosine >= params.pair_gate), similarity, 0.0)
+        day_labels = _average_linkage(similarity, params.link, params.linkage)
+        open_stories = [
+            s
+            for s in open_stories
+            if (day - s.last_day).days <= params.window_days
+            and (params.span_days is None or (day - s.first_day).days <= params.span_days)
+        ]
         # centroids of the open stories, fixed for the day: a day's clusters are placed
         # independently of one another
         if open_stories:
@@ -165,7 +196,8 @@ def cluster_signals(
             members = [i for i, lab in enumerate(day_labels) if lab == cluster]
             total = block[members].sum(axis=0)
             members_entities: set[str] = set().union(*(sets[i] for i in members))
-            best, best_score = None, params.attach
+            best: _Open | None = None
+            best_score = params.attach
             if day_open:
                 centroid = total / max(float(np.linalg.norm(total)), 1e-12)
                 cosines = centroids @ centroid
@@ -174,18 +206,24 @@ def cluster_signals(
                     story = day_open[int(k)]
                     union = members_entities | story.entities
                     shared = len(members_entities & story.entities)
+                    if params.attach_needs_entity and not shared:
+                        continue
                     score = float(cosines[k]) + params.entity_weight * (
                         shared / len(union) if union else 0.0
                     )
-                    if score > best_score or (best is None and score >= best_score):
+                    bar = params.attach + params.attach_per_doubling * float(
+                        np.log2(max(story.size, 1))
+                    )
+                    if score >= bar and (best is None or score > best_score):
                         best, best_score = story, score
             if best is None:
-                best = _Open(next_label, np.zeros(EMBEDDING_DIM, dtype=np.float32), set(), day)
+                best = _Open(next_label, np.zeros(EMBEDDING_DIM, dtype=np.float32), set(), day, day)
                 next_label += 1
                 open_stories.append(best)
             best.total = best.total + total
             best.entities |= members_entities
             best.last_day = day
+            best.size += len(members)
             for i in members:
                 labels[rows[i]] = best.label
     return labels

@@ -94,3 +94,47 @@ def test_judged_pairs_of_signals_no_longer_served_are_reported(
     rows = events.load_judged(data, path, pools)
     assert [(r["a"], r["b"], r["stratum"]) for r in rows] == [("a", "b", "method")]
     assert "GONE: a gone" in capsys.readouterr().out
+
+
+def test_strata_cut_by_year_weigh_each_years_part_by_its_own_judged_pairs(
+    events: ModuleType,
+) -> None:
+    # the method stratum: 4 pairs of 2024 and 4 of 2025; 2024 judged 2 of 2 yes (a later round
+    # drew it again), 2025 judged 0 of 1: over the whole stratum the judged share would be 2/3
+    ids = [f"p{i}" for i in range(16)]
+    days = [date(2024, 5, 1)] * 8 + [date(2025, 5, 1)] * 8
+    data = {"ids": ids, "days": days}
+    method = {(ids[i], ids[i + 1]) for i in range(0, 16, 2)}
+    pools = {"method": method, "baseline": set(), "candidate": set(), "_drawn": method}
+    rows = [
+        judged("method", "p0", "p1", True),
+        judged("method", "p2", "p3", True),
+        judged("method", "p8", "p9", False),
+    ]
+    split_rows, split = events.yearly(data, rows, pools)
+    assert sorted(n for n in split if not n.startswith("_")) == ["method/2024", "method/2025"]
+    assert split["_drawn"] == method
+    assert [r["stratum"] for r in split_rows] == ["method/2024", "method/2024", "method/2025"]
+    # 4 expected yes pairs of 2024, none of 2025, among the 8 grouped: precision 0.5
+    figures = events.estimate(split_rows, split, method)
+    assert figures["precision"] == pytest.approx(0.5)
+    assert events.estimate(rows, pools, method)["precision"] == pytest.approx(2 / 3)
+
+
+def test_judged_pairs_a_rebuild_left_in_no_stratum_are_left_out_unless_too_many(
+    events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"p{i}" for i in range(120)]
+    data = {"ids": ids, "days": [date(2025, 1, 1)] * 120}
+    pairs = [(ids[i], ids[i + 1]) for i in range(0, 120, 2)]
+    path = tmp_path / "judged.json"
+    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
+    path.write_text(json.dumps({"pairs": rows}))
+    # one of 60 judged pairs is no longer grouped by anything: reported, left out
+    pools = {"method": set(pairs[1:]), "baseline": set(), "candidate": set()}
+    kept = events.load_judged(data, path, pools)
+    assert len(kept) == 59 and "OUTSIDE: ('p0', 'p1')" in capsys.readouterr().out
+    # five of 60 (over 2 %): the pool changed, the sample must be drawn again
+    pools = {"method": set(pairs[5:]), "baseline": set(), "candidate": set()}
+    with pytest.raises(SystemExit):
+        events.load_judged(data, path, pools)

@@ -7,10 +7,15 @@ Usage:
     # corpus text); writes a skeleton of the judged file to --out, outside the repository
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse \
         --title-text F --draw --out /tmp/pairs.json
-    # precision, recall and F1 per year, 95 % bootstrap intervals, from the committed
-    # judgments; --grid also scores a parameter grid and chooses on 2024 (about 8 min)
+    # a later round: only one year's pairs, never a pair judged already
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
-        [--judged bench/stories/event_pairs_judged.json] [--grid] [--json OUT]
+        --draw --year 2024 --exclude bench/stories/event_pairs_judged.json --seed S \
+        --sizes 60,15,25 --out /tmp/round.json
+    # precision, recall and F1 per year, 95 % bootstrap intervals, from the committed
+    # judgments; --grid also scores a parameter grid and chooses on 2024 (about 8 min);
+    # --variants chooses a span cap, then a precision variant on top of it, on 2024
+    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
+        [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--json OUT]
 
 The warehouse is the AINews 2024 + 2025 build (bench/README.md, "Data"); ``F`` comes from
 ``embed_cache.py``. The pairs: unordered pairs of served social posts (both methods cluster
@@ -31,9 +36,10 @@ yes pairs among its grouped pairs in the pool / those pairs; recall = its estima
 all estimated yes pairs of the pool (so recall is over plausible candidates, not over every
 pair of posts). Grouped pairs outside the pool were never judged: they are counted
 (``outside``) and left out of the precision. A year's figures take the pairs whose earlier post
-is of that year. Intervals: 95 % percentile bootstrap, resampling the judged pairs within each
-stratum (seed fixed). A judged pair whose signal ids are no longer served is reported (GONE)
-and left out.
+is of that year. Each stratum is cut by that year for the estimate (a later round of judgments
+drew from one year only, so each year's part weighs its own judged pairs). Intervals: 95 %
+percentile bootstrap, resampling the judged pairs within each stratum's year (seed fixed). A
+judged pair whose signal ids are no longer served is reported (GONE) and left out.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ import itertools
 import json
 import random
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -60,7 +66,7 @@ CANDIDATE_FLOOR = 0.5
 STRATA = ("method", "baseline", "candidate")
 # the shipped parameters when the sample was drawn (2026-11-28): the strata are defined by them,
 # whatever is shipped now
-DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3)
+DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3, span_days=None)
 CHOICE_YEAR = 2024
 YEARS = (2024, 2025)
 # the grid searched on CHOICE_YEAR (--grid): window, link cut, attach bar, entity weight
@@ -72,9 +78,36 @@ GRID = {
 }
 # a grid point is eligible when at most this share of its pairs lies outside the judged pool
 MAX_OUTSIDE = 0.05
+# at most this share of the judged pairs may fall in no stratum of a rebuild
+MAX_STRAYED = 0.02
 JUDGED = Path(__file__).with_name("event_pairs_judged.json")
 
 Pair = tuple[str, str]
+
+
+def strata_of(pools: dict[str, set[Pair]]) -> list[str]:
+    """The strata of ``pools`` (keys starting with ``_`` are other pair sets)."""
+    return [n for n in pools if not n.startswith("_")]
+
+
+def yearly(
+    data: dict[str, Any], judged: list[dict[str, Any]], pools: dict[str, set[Pair]]
+) -> tuple[list[dict[str, Any]], dict[str, set[Pair]]]:
+    """Each stratum cut by the year of a pair's earlier post (``method/2024``, ...), the judged
+    pairs relabelled to match. A later round of judgments drew from one year's part of a
+    stratum only, so a stratum's judged pairs are a uniform sample of each year's part, not of
+    the whole: the estimate over both years weights each part by its own judged pairs."""
+    day = dict(zip(data["ids"], data["days"], strict=True))
+
+    def year(pair: Pair) -> int:
+        return int(min(day[pair[0]], day[pair[1]]).year)
+
+    split: dict[str, set[Pair]] = {n: p for n, p in pools.items() if n.startswith("_")}
+    for name in strata_of(pools):
+        for pair in pools[name]:
+            split.setdefault(f"{name}/{year(pair)}", set()).add(pair)
+    rows = [{**r, "stratum": f"{r['stratum']}/{year((r['a'], r['b']))}"} for r in judged]
+    return rows, split
 
 
 def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
@@ -156,8 +189,8 @@ def candidate_pairs(data: dict[str, Any]) -> set[Pair]:
 
 
 def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
-    """The three disjoint strata the sample was drawn from, with ``DRAWN``, and the baseline's
-    pairs (``_baseline_all``)."""
+    """The three disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
+    pairs (``_baseline_all``) and the drawn method's (``_drawn``)."""
     method = method_pairs(data, DRAWN)
     baseline = grouped_pairs(data["ids"], data["baseline"])
     candidates = candidate_pairs(data)
@@ -166,12 +199,31 @@ def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
         "baseline": baseline - method,
         "candidate": candidates - method - baseline,
         "_baseline_all": baseline,
+        "_drawn": method,
     }
 
 
-def draw(data: dict[str, Any], sizes: dict[str, int], seed: int, out: Path) -> None:
+def draw(
+    data: dict[str, Any],
+    sizes: dict[str, int],
+    seed: int,
+    out: Path,
+    year: int | None = None,
+    exclude: Path | None = None,
+) -> None:
+    """Draw ``sizes`` pairs uniformly from each stratum (only pairs whose earlier post is of
+    ``year`` when given; never a pair already in ``exclude``'s judgments), print both posts of
+    each in shuffled order without its stratum (so it is judged blind to what groups it), and
+    write the skeleton to fill in."""
     pools = strata(data)
     rng = random.Random(seed)
+    day = dict(zip(data["ids"], data["days"], strict=True))
+    seen: set[Pair] = set()
+    if exclude is not None:
+        seen = {
+            (min(r["a"], r["b"]), max(r["a"], r["b"]))
+            for r in json.loads(exclude.read_text())["pairs"]
+        }
     text = {
         sid: (t, x, p)
         for sid, t, x, p in data["social"]
@@ -180,15 +232,18 @@ def draw(data: dict[str, Any], sizes: dict[str, int], seed: int, out: Path) -> N
     }
     rows = []
     for name in STRATA:
-        pool = sorted(pools[name])
+        pool = sorted(
+            p for p in pools[name] - seen if year is None or min(day[p[0]], day[p[1]]).year == year
+        )
         print(f"stratum {name}: {len(pool)} pairs, drawing {min(sizes[name], len(pool))}")
         for a, b in rng.sample(pool, min(sizes[name], len(pool))):
             rows.append({"a": a, "b": b, "sample": name, "same_event": None, "note": ""})
+    rng.shuffle(rows)
     for k, row in enumerate(rows):
-        print(f"\n=== {k} [{row['sample']}] {row['a']} {row['b']}")
+        print(f"\n=== {k} {row['a']} {row['b']}")
         for sid in (row["a"], row["b"]):
             title, body, published = text[sid]
-            print(f"- {published:%Y-%m-%d} {title!r}: {body[:500]!r}")
+            print(f"- {published:%Y-%m-%d %H:%M} {title!r}: {body[:700]!r}")
     out.write_text(json.dumps(rows, indent=1))
 
 
@@ -201,7 +256,7 @@ def cells(
     """Each stratum split into the pairs ``grouped`` holds and the rest: the cells' sizes, and
     each judged pair's cell and verdict (a uniform sub-sample of a uniform sample is uniform)."""
     sizes: dict[Cell, int] = {}
-    for name in STRATA:
+    for name in strata_of(pools):
         together = len(pools[name] & grouped)
         sizes[(name, True)] = together
         sizes[(name, False)] = len(pools[name]) - together
@@ -245,7 +300,7 @@ def estimate(
     judged pairs (``cells``). ``outside``: its pairs in no stratum (never judged, so left out of
     its precision)."""
     sizes, rows = cells(judged, pools, grouped)
-    everywhere = pools["method"] | pools["baseline"] | pools["candidate"]
+    everywhere = set().union(*(pools[n] for n in strata_of(pools)))
     return {
         **from_cells(sizes, rows),
         "pairs": float(len(grouped)),
@@ -256,8 +311,9 @@ def estimate(
 def resamples(judged: list[dict[str, Any]], rounds: int) -> list[list[int]]:
     """Bootstrap resamples (indices into ``judged``) within each stratum, seed fixed."""
     rng = random.Random(20261128)
-    by = {n: [i for i, r in enumerate(judged) if r["stratum"] == n] for n in STRATA}
-    return [[i for n in STRATA for i in rng.choices(by[n], k=len(by[n]))] for _ in range(rounds)]
+    names = sorted({r["stratum"] for r in judged})
+    by = {n: [i for i, r in enumerate(judged) if r["stratum"] == n] for n in names}
+    return [[i for n in names for i in rng.choices(by[n], k=len(by[n]))] for _ in range(rounds)]
 
 
 def f1(figures: dict[str, float]) -> float:
@@ -297,11 +353,13 @@ def load_judged(
     data: dict[str, Any], path: Path, pools: dict[str, set[Pair]]
 ) -> list[dict[str, Any]]:
     """The committed judgments, each with the stratum its pair is in now; a pair whose signal
-    ids are no longer served is reported and left out."""
+    ids are no longer served is reported and left out, and so is a pair in no stratum of this
+    build (a rebuild moved a few pairs: its judgment estimates nothing here). More than
+    ``MAX_STRAYED`` of the judged pairs in no stratum means the pool changed: draw again."""
     rows = json.loads(path.read_text())["pairs"]
     known = set(data["ids"])
     judged = []
-    moved = gone = 0
+    moved = gone = strayed = 0
     for r in rows:
         if r["a"] not in known or r["b"] not in known:
             gone += 1
@@ -310,12 +368,17 @@ def load_judged(
         pair = (min(r["a"], r["b"]), max(r["a"], r["b"]))
         stratum = next((n for n in STRATA if pair in pools[n]), None)
         if stratum is None:
-            raise SystemExit(
-                f"{pair} ({r['sample']}) is in no stratum: the candidate pool changed; draw again"
-            )
+            strayed += 1
+            print(f"OUTSIDE: {pair} ({r['sample']}) is in no stratum of this build")
+            continue
         moved += stratum != r["sample"]
         judged.append({**r, "a": pair[0], "b": pair[1], "stratum": stratum})
-    print(f"judged {len(judged)} pairs, {gone} gone, {moved} not in the stratum drawn from")
+    if strayed > MAX_STRAYED * len(rows):
+        raise SystemExit(f"{strayed} of {len(rows)} judged pairs in no stratum: draw again")
+    print(
+        f"judged {len(judged)} pairs, {gone} gone, {strayed} in no stratum, "
+        f"{moved} not in the stratum drawn from"
+    )
     return judged
 
 
@@ -329,8 +392,8 @@ def score(
 ) -> dict[str, Any]:
     """Point estimates and 95 % percentile bootstrap intervals for each of ``methods``."""
     judged, pools, methods = by_year(data, judged, pools, methods, year)
-    print(f"{year or 'both years'}: pool { ({n: len(pools[n]) for n in STRATA}) }")
-    for name in STRATA:
+    print(f"{year or 'both years'}: pool { ({n: len(pools[n]) for n in strata_of(pools)}) }")
+    for name in strata_of(pools):
         sub = [r for r in judged if r["stratum"] == name]
         print(f"  {name}: {sum(r['same_event'] for r in sub)}/{len(sub)} judged the same event")
     boots = resamples(judged, rounds)
@@ -378,17 +441,36 @@ def grid(
     reference: set[Pair],
     rounds: int,
 ) -> dict[str, Any]:
-    """Every point of ``GRID`` against the drawn parameters (``reference``'s pairs), per year;
+    """Every point of ``GRID`` against the drawn parameters (``reference``'s pairs), chosen by
+    ``choose``."""
+    keys = list(GRID)
+    points = [
+        StoryParams(**dict(zip(keys, values, strict=True)))  # type: ignore[arg-type]
+        for values in itertools.product(*(GRID[k] for k in keys))
+    ]
+    return choose(data, judged, pools, DRAWN, reference, points, rounds)
+
+
+def choose(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    reference_params: StoryParams,
+    reference: set[Pair],
+    points: list[StoryParams],
+    rounds: int,
+) -> dict[str, Any]:
+    """Each of ``points`` against ``reference`` (the pairs of ``reference_params``), per year;
     the choice, on ``CHOICE_YEAR`` only: among the points with at most ``MAX_OUTSIDE`` of their
     pairs outside the judged pool, the one whose pairwise-F1 gain has the highest lower bound
-    (the gain most certain, not the largest point estimate: one year holds ~130 judged pairs,
-    and the best of 80 noisy estimates is mostly noise). The other year then checks it."""
+    (the gain most certain, not the largest point estimate: one year holds a few hundred
+    judged pairs, and the best of many noisy estimates is mostly noise). It replaces the
+    reference only when that lower bound is above 0 (``adopted``); the other year then checks
+    it (``checked``: its point gain there is above 0)."""
     rows = []
-    keys = list(GRID)
     per_year = {y: by_year(data, judged, pools, {"ref": reference}, y) for y in YEARS}
     boots = {y: resamples(per_year[y][0], rounds) for y in YEARS}
-    for values in itertools.product(*(GRID[k] for k in keys)):
-        params = StoryParams(**dict(zip(keys, values, strict=True)))  # type: ignore[arg-type]
+    for params in points:
         pairs = method_pairs(data, params)
         row: dict[str, Any] = {"params": asdict(params)}
         for year in YEARS:
@@ -401,7 +483,7 @@ def grid(
             }
         rows.append(row)
         print(
-            row["params"],
+            changed(params, reference_params),
             " | ".join(
                 f"{y}: P {row[str(y)]['precision']:.3f} R {row[str(y)]['recall']:.3f} "
                 f"F1 {row[str(y)]['f1']:.3f} gain {row[str(y)]['gain']} outside "
@@ -413,29 +495,88 @@ def grid(
     key = str(CHOICE_YEAR)
     eligible = [r for r in rows if r[key]["outside"] <= MAX_OUTSIDE * max(r[key]["pairs"], 1)]
     best = max(eligible, key=lambda r: (r[key]["gain"][1], r[key]["gain"][0]))
+    adopted = best["params"] != asdict(reference_params) and best[key]["gain"][1] > 0
+    other = str(next(y for y in YEARS if y != CHOICE_YEAR))
+    checked = adopted and best[other]["gain"][0] > 0
     print(f"chosen on {CHOICE_YEAR} ({len(eligible)} of {len(rows)} points eligible):", best)
-    if best["params"] == asdict(DRAWN):
-        print(f"no point's F1 gain on {CHOICE_YEAR} is above 0 at 95 %: the drawn parameters stay")
-    return {"rows": rows, "chosen": best}
+    if not adopted:
+        print(f"no point's F1 gain on {CHOICE_YEAR} is above 0 at 95 %: the reference stays")
+    else:
+        print(f"adopted; on {other}: gain {best[other]['gain']}, checked: {checked}")
+    return {"rows": rows, "chosen": best, "adopted": adopted, "checked": checked}
+
+
+def changed(params: StoryParams, reference: StoryParams) -> dict[str, Any]:
+    """The fields of ``params`` that differ from ``reference``'s."""
+    ref = asdict(reference)
+    return {k: v for k, v in asdict(params).items() if v != ref[k]} or {"(reference)": True}
+
+
+# the variants chosen on CHOICE_YEAR in turn (--variants), each family against the choice
+# before it: first the cap on the days a story spans (the shipped parameters otherwise), then
+# changes aimed at precision on top of the chosen span
+SPANS = (1, 2, 3, 4, 5, 6, 7)
+PRECISION_VARIANTS: tuple[dict[str, Any], ...] = (
+    {"link": 0.55},
+    {"link": 0.6},
+    {"attach": 0.9},
+    {"attach_needs_entity": True},
+    {"pair_gate": 0.6},
+    {"pair_gate": 0.7},
+    {"pair_gate": 0.6, "attach_needs_entity": True},
+    {"linkage": "complete", "link": 0.4},
+    {"linkage": "complete", "link": 0.45},
+    {"linkage": "complete", "link": 0.5},
+    {"linkage": "complete", "link": 0.45, "attach_needs_entity": True},
+    {"attach_per_doubling": 0.02},
+    {"attach_per_doubling": 0.04},
+)
+
+
+def variants(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    rounds: int,
+) -> dict[str, Any]:
+    """The span family against ``DRAWN``, then the precision family against its outcome (the
+    chosen span when adopted, else ``DRAWN``), each by ``choose``."""
+    spans = [replace(DRAWN, span_days=d) for d in SPANS]
+    print("span family, against", asdict(DRAWN))
+    span = choose(data, judged, pools, DRAWN, pools["_drawn"], spans, rounds)
+    base = StoryParams(**span["chosen"]["params"]) if span["adopted"] else DRAWN
+    print("precision family, against", asdict(base))
+    points = [base, *(replace(base, **v) for v in PRECISION_VARIANTS)]
+    precision = choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    return {"span": span, "precision": precision}
 
 
 def anatomy(
-    data: dict[str, Any], judged: list[dict[str, Any]], pools: dict[str, set[Pair]]
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    grouped: set[Pair] | None = None,
+    name: str = "drawn",
 ) -> None:
-    """Where the drawn method's pairs come from: by the days between the two posts, the pool's
-    pairs and the judged pairs' verdicts; and the share of pairs in its largest stories."""
+    """Where a clustering's pairs (``grouped``; the drawn method's when None) come from: by the
+    days between the two posts, its pairs and the verdicts of its judged pairs of the method
+    stratum; and the share of its pairs in its largest stories."""
     day = dict(zip(data["ids"], data["days"], strict=True))
 
     def gap(pair: Pair) -> str:
         days = abs((day[pair[0]] - day[pair[1]]).days)
         return str(days) if days < 2 else "2+"
 
-    pool = pools["method"]
+    pool = pools["method"] if grouped is None else grouped
     for g in ("0", "1", "2+"):
-        rows = [r for r in judged if r["stratum"] == "method" and gap((r["a"], r["b"])) == g]
+        rows = [
+            r
+            for r in judged
+            if r["stratum"] == "method" and (r["a"], r["b"]) in pool and gap((r["a"], r["b"])) == g
+        ]
         share = sum(gap(p) == g for p in pool) / len(pool)
         print(
-            f"  method pairs {g} days apart: {share:.2f} of its pairs, "
+            f"  {name}: pairs {g} days apart: {share:.2f} of its pairs, "
             f"{sum(r['same_event'] for r in rows)}/{len(rows)} judged the same event"
         )
     # a story's social posts: every pair of them is in the pool, so its smallest id's partners
@@ -446,7 +587,9 @@ def anatomy(
     firsts = {a for a, _ in pool} - {b for _, b in pool}
     largest = sorted((partners[a] + 1 for a in firsts), reverse=True)[:3]
     top = sum(n * (n - 1) // 2 for n in largest)
-    print(f"  its largest stories: {largest} social posts, {top / len(pool):.2f} of its pairs")
+    print(f"  {name}: largest stories {largest} social posts, {top / len(pool):.2f} of its pairs")
+    if grouped is not None:
+        return
     index = {sid: i for i, sid in enumerate(data["ids"])}
     vectors = data["vectors"]
     high = [
@@ -473,6 +616,15 @@ def main() -> None:
     parser.add_argument("--boot", type=int, default=2000, help="bootstrap rounds")
     parser.add_argument("--grid", action="store_true", help="the parameter grid on 2024")
     parser.add_argument("--grid-boot", type=int, default=400, help="resamples per grid point")
+    parser.add_argument(
+        "--variants",
+        action="store_true",
+        help="the span cap, then the precision variants, each chosen on 2024 (about 3 min)",
+    )
+    parser.add_argument("--year", type=int, help="with --draw: only pairs of this year")
+    parser.add_argument(
+        "--exclude", type=Path, help="with --draw: never a pair judged in this file"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     data = load(args.warehouse, args.title_text)
@@ -480,19 +632,33 @@ def main() -> None:
         if args.out is None:
             parser.error("--draw needs --out")
         sizes = dict(zip(STRATA, (int(x) for x in args.sizes.split(",")), strict=True))
-        draw(data, sizes, args.seed, args.out)
+        draw(data, sizes, args.seed, args.out, args.year, args.exclude)
         return
     pools = strata(data)
     judged = load_judged(data, args.judged, pools)
     methods = {"shipped": method_pairs(data, StoryParams()), "baseline": pools["_baseline_all"]}
     if StoryParams() != DRAWN:
         methods["drawn"] = pools["method"]
+    anatomy(data, judged, pools)
+    if "drawn" in methods:
+        anatomy(data, judged, pools, methods["shipped"], "shipped")
+    judged, pools = yearly(data, judged, pools)
     report: dict[str, Any] = {}
     for year in (*YEARS, None):
-        report[str(year or "both")] = score(data, judged, pools, methods, args.boot, year)
-    anatomy(data, judged, pools)
+        key = str(year or "both")
+        report[key] = score(data, judged, pools, methods, args.boot, year)
+        # the shipped method's F1 against the baseline's (and the drawn parameters'), paired
+        j, p, m = by_year(data, judged, pools, methods, year)
+        boots = resamples(j, args.boot)
+        for other in ("baseline", "drawn"):
+            if other in m:
+                gain = paired_gain(j, p, m["shipped"], m[other], boots)
+                report[key][f"shipped_minus_{other}"] = gain
+                print(f"  shipped F1 minus {other}'s: {gain}")
     if args.grid:
-        report["grid"] = grid(data, judged, pools, pools["method"], args.grid_boot)
+        report["grid"] = grid(data, judged, pools, pools["_drawn"], args.grid_boot)
+    if args.variants:
+        report["variants"] = variants(data, judged, pools, args.grid_boot)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
 

@@ -5,7 +5,8 @@ says), per development year.
 
 Usage:
     .venv/bin/python bench/stories/quality.py --warehouse /tmp/ainews-full/warehouse \
-        [--title-text /tmp/stories/title_text.npz] [--grid] [--params 1,0.55,0.95,0.3] [--json F]
+        [--title-text /tmp/stories/title_text.npz] [--grid] \
+        [--params 1,0.55,0.95,0.3[,SPAN]] [--json F]
 
 The warehouse is a data dir's ``warehouse/`` after ``aimi build`` of both AINews years
 (bench/README.md, "Data"). The labels come from ``sources.extra`` (ingest keeps the records'
@@ -135,8 +136,9 @@ def main() -> None:
         "--params",
         action="append",
         default=[],
-        metavar="WINDOW,LINK,ATTACH,WEIGHT",
-        help="also score the method at these parameters (repeatable)",
+        metavar="WINDOW,LINK,ATTACH,WEIGHT[,SPAN]",
+        help="also score the method at these parameters (repeatable; SPAN a number of days "
+        "or None, the shipped span when left out)",
     )
     args = parser.parse_args()
     data = load(args.warehouse)
@@ -192,8 +194,16 @@ def main() -> None:
     same_day = replace(StoryParams(), attach=2.0)
     print("shipped, one day only ", fmt(score(items, method_labels(data, same_day))))
     for spec in args.params:
-        days, cut, bar, bonus = (float(x) for x in spec.split(","))
-        params = StoryParams(window_days=int(days), link=cut, attach=bar, entity_weight=bonus)
+        fields = spec.split(",")
+        days, cut, bar, bonus = (float(x) for x in fields[:4])
+        span = fields[4] if len(fields) > 4 else str(StoryParams().span_days)
+        params = StoryParams(
+            window_days=int(days),
+            link=cut,
+            attach=bar,
+            entity_weight=bonus,
+            span_days=None if span == "None" else int(span),
+        )
         result = score(items, method_labels(data, params))
         report.setdefault("params", []).append((asdict(params), result))
         print(asdict(params), fmt(result))

@@ -4,6 +4,7 @@ once. Vectors are made by hand so each case is exact."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -31,7 +32,7 @@ def direction(axis: int, tilt: float = 0.0, other: int = 1) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
-def frame(rows: list[tuple[str, int, str, str, str | None]]) -> pl.DataFrame:
+def frame(rows: Sequence[tuple[str, int, str, str | None, str | None]]) -> pl.DataFrame:
     """(signal_id, day offset, domain, author, copy_key) rows as story input signals."""
     return pl.DataFrame(
         {
@@ -196,3 +197,108 @@ def test_no_signals_no_stories() -> None:
         frame([]), np.zeros((0, EMBEDDING_DIM), dtype=np.float32), NO_ENTITIES, NO_THEMES
     )
     assert stories.height == 0 and membership.height == 0
+
+
+def chain(days: int) -> tuple[pl.DataFrame, np.ndarray]:
+    """One signal a day for ``days`` days, all on one subject (each near the last)."""
+    rows = [(f"s{d}", d, "x.com", f"author{d}", None) for d in range(days)]
+    vectors = np.stack([direction(0, 0.01 * d) for d in range(days)])
+    return frame(rows), vectors
+
+
+def test_a_span_cap_starts_a_new_story_once_the_first_day_is_too_far() -> None:
+    signals, vectors = chain(7)
+    # without a cap, a signal a day keeps one story open for the whole week
+    assert cluster_signals(signals, vectors, {}, StoryParams(span_days=None)) == [0] * 7
+    # capped at 3 days: days 0-3 are one story, day 4 starts the next (which spans 4-6)
+    capped = StoryParams(span_days=3)
+    assert cluster_signals(signals, vectors, {}, capped) == [0, 0, 0, 0, 1, 1, 1]
+
+
+def test_the_shipped_method_caps_a_storys_span() -> None:
+    span = StoryParams().span_days
+    assert span is not None and span < 6
+    signals, vectors = chain(7)
+    labels = cluster_signals(signals, vectors, {}, StoryParams())
+    assert labels == [0] * (span + 1) + [1] * (6 - span)
+
+
+def test_a_capped_story_keeps_its_id_as_it_grows_within_its_span() -> None:
+    params = StoryParams(span_days=3)
+    signals, vectors = chain(3)
+    first, first_members = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES, params=params)
+    assert first["story_id"].to_list() == [story_id_for("s0")]
+    # the next build has a fourth day (still within the span) and then a fifth (past it)
+    more, more_vectors = chain(5)
+    second, second_members = build_stories(
+        more, more_vectors, NO_ENTITIES, NO_THEMES, previous=first_members, params=params
+    )
+    by_signal = dict(zip(second_members["signal_id"], second_members["story_id"], strict=True))
+    assert [by_signal[f"s{d}"] for d in range(4)] == [story_id_for("s0")] * 4
+    assert by_signal["s4"] == story_id_for("s4")  # past the span: a story of its own
+    assert second["merged_from"].list.len().sum() == 0 and second["split_from"].null_count() == 2
+
+
+def test_a_cap_that_cuts_a_previous_story_records_the_split() -> None:
+    signals, vectors = chain(7)
+    uncapped_params = StoryParams(span_days=None)
+    _, uncapped = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES, params=uncapped_params)
+    assert uncapped["story_id"].n_unique() == 1
+    old = uncapped["story_id"][0]
+    capped, members = build_stories(
+        signals, vectors, NO_ENTITIES, NO_THEMES, previous=uncapped, params=StoryParams(span_days=3)
+    )
+    assert capped.height == 2
+    by_signal = dict(zip(members["signal_id"], members["story_id"], strict=True))
+    # the part with more of the old story's signals (days 0-3) keeps its id; the rest is a split
+    assert by_signal["s0"] == old and by_signal["s4"] != old
+    split = capped.filter(pl.col("story_id") == by_signal["s4"])
+    assert split["split_from"].to_list() == [old]
+
+
+def test_complete_linkage_keeps_a_far_pair_apart_that_average_linkage_joins() -> None:
+    # a, b, c at 0, 30 and 60 degrees: a-b and b-c close, a-c (cosine 0.5) under the cut;
+    # average linkage joins all three (mean cosine of c to a and b: 0.68), complete only a pair
+    signals = frame([(s, 0, "x.com", s, None) for s in ("a", "b", "c")])
+    vectors = np.zeros((3, EMBEDDING_DIM), dtype=np.float32)
+    for row, degrees in enumerate((0, 30, 60)):
+        vectors[row, 0] = np.cos(np.radians(degrees))
+        vectors[row, 1] = np.sin(np.radians(degrees))
+    average = StoryParams(entity_weight=0.0, link=0.65)
+    assert float(vectors[0] @ vectors[2]) < average.link
+    assert cluster_signals(signals, vectors, {}, average) == [0, 0, 0]
+    complete = StoryParams(entity_weight=0.0, link=0.65, linkage="complete")
+    assert len(set(cluster_signals(signals, vectors, {}, complete))) == 2
+
+
+def test_attach_can_require_a_shared_entity() -> None:
+    rows = [("a", 0, "x.com", "ann", None), ("b", 1, "x.com", "bob", None)]
+    vectors = np.stack([direction(0), direction(0, 0.05)])
+    entities = {"a": frozenset({"ent_x"}), "b": frozenset({"ent_y"})}
+    assert cluster_signals(frame(rows), vectors, entities, StoryParams()) == [0, 0]
+    gated = StoryParams(attach_needs_entity=True)
+    assert cluster_signals(frame(rows), vectors, entities, gated) == [0, 1]
+    shared = {"a": frozenset({"ent_x"}), "b": frozenset({"ent_x", "ent_y"})}
+    assert cluster_signals(frame(rows), vectors, shared, gated) == [0, 0]
+
+
+def test_a_pair_gate_parts_a_days_pair_without_a_shared_entity_below_it() -> None:
+    signals = frame([("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)])
+    vectors = np.stack([direction(0), direction(0, 0.6)])  # cosine ~0.86
+    gate = StoryParams(pair_gate=0.9)
+    assert cluster_signals(signals, vectors, {}, StoryParams()) == [0, 0]
+    assert cluster_signals(signals, vectors, {}, gate) == [0, 1]
+    one = frozenset({"ent_x"})
+    assert cluster_signals(signals, vectors, {"a": one, "b": one}, gate) == [0, 0]
+
+
+def test_a_size_aware_bar_keeps_a_large_story_from_taking_a_looser_cluster() -> None:
+    # day 0: four signals on one subject; day 1: one more, cosine ~0.9 with them
+    rows = [(f"a{i}", 0, "x.com", f"p{i}", None) for i in range(4)]
+    rows.append(("b", 1, "x.com", "q", None))
+    vectors = np.stack([*(direction(0, 0.01 * i) for i in range(4)), direction(0, 0.48)])
+    params = StoryParams(entity_weight=0.0)
+    assert cluster_signals(frame(rows), vectors, {}, params) == [0, 0, 0, 0, 0]
+    # the bar for a story of four signals: 0.85 + 2 * 0.05 = 0.95, above the cosine
+    sized = StoryParams(entity_weight=0.0, attach_per_doubling=0.05)
+    assert cluster_signals(frame(rows), vectors, {}, sized) == [0, 0, 0, 0, 1]
