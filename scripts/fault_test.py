@@ -299,6 +299,12 @@ def _short(snapshot_id: str) -> str:
     return parts[1][:15] if len(parts) == 3 else snapshot_id
 
 
+def served_ids(ids: set[str | None]) -> str:
+    """What one replica answered from over `Run.serving`'s health requests, for a line: each
+    id's build time, sorted, joined by ``/``, and ``none`` for a request that got no id."""
+    return "/".join(sorted(_short(i) if i is not None else "none" for i in ids)) or "none"
+
+
 def case_redis(run: Run, outcome: Outcome) -> None:
     parts = run.parts
     assert parts.redis is not None
@@ -354,7 +360,7 @@ def case_replica(run: Run, outcome: Outcome) -> None:
         caught_up = parts.wait_serving("a", new)
         time.sleep(2)
     down = restarted - killed
-    was = ", ".join(f"{r} {_short(str(min(ids)))}" for r, ids in before.items())
+    was = ", ".join(f"{r} {served_ids(ids)}" for r, ids in before.items())
     outcome.check("no failed request", not load.failures)
     outcome.check(
         "every replica serves the new snapshot", run.serving() == {r: {new} for r in parts.replicas}

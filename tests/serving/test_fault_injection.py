@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.fault_test import find_secrets
+from scripts.fault_test import find_secrets, served_ids
 from tests.serving.conftest import Corpus, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,17 @@ def test_the_secrets_scan_finds_a_secret_in_any_line() -> None:
     assert lines == 6
     assert found == {"replica-a.log": 1, "nginx": 1}
     assert find_secrets(texts, ("absent",))[1] == {}
+
+
+def test_a_replica_that_missed_a_health_answer_is_still_described() -> None:
+    # a health request that got no id (None) beside one that did: `min()` over the set raised
+    # TypeError here before, failing the replica case on a line's wording
+    one = "20261201-20261201T192600123456-abcdef012345"
+    other = "20261201-20261201T192700123456-abcdef012345"
+    assert served_ids({one, None}) == "20261201T192600/none"
+    assert served_ids({other, one}) == "20261201T192600/20261201T192700"
+    assert served_ids({None}) == "none"
+    assert served_ids(set()) == "none"
 
 
 @pytest.mark.slow
