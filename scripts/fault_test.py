@@ -21,7 +21,8 @@ entities, search and health):
   each: every replica refuses it, logs why and keeps serving.
 - ``publish-kill``: the builder's publish (`aimi snapshots rollback` of a staged snapshot) killed
   -9 during the store upload, then once the manifest is stored, each time run again: the local
-  pointer never ahead of the store's, then one snapshot everywhere, no temporary folder left.
+  pointer never ahead of the store's, the killed publish's build lease taken over at once (its
+  process is gone), then one snapshot everywhere, no temporary folder left.
 - ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
   keeps serving, nothing half-pulled stays; it converges once space returns), then a whole
   `aimi build` (new notes in its inbox) on a copy of the builder on another tmpfs with 30 MiB
@@ -1247,11 +1248,26 @@ def case_publish_kill(run: Run, outcome: Outcome) -> None:
                     f"killed during the {aim}: replicas kept serving their snapshot",
                     all(ids == {before} for ids in run.serving().values()),
                 )
+            started = time.monotonic()
             again = run.publish(new) if local != new else None
+            took = time.monotonic() - started
             outcome.check(
                 f"the publish after the kill during the {aim} succeeded",
                 again is None or again.returncode == 0,
             )
+            lease = ""
+            if killed and again is not None:
+                gone = took_over_gone(again.stderr, publish.pid)
+                outcome.check(
+                    f"after the {aim}: the publish run again took the killed one's build lease "
+                    "over at once (its process gone), not by waiting out its lifetime",
+                    gone,
+                )
+                lease = (
+                    f"; the lease of killed pid {publish.pid} taken over as gone"
+                    if gone
+                    else f"; the lease of killed pid {publish.pid} NOT taken over as gone"
+                ) + f", published again in {took:.1f} s"
             converged = run.wait_all_serve(new, CONVERGE_LIMIT)
             outcome.check(
                 f"after the {aim}: one snapshot everywhere",
@@ -1261,12 +1277,24 @@ def case_publish_kill(run: Run, outcome: Outcome) -> None:
             outcome.check(f"after the {aim}: no temporary folder on the builder", not left)
             what = "killed" if killed else "finished before the kill"
             steps.append(
-                f"{what} in the {aim} ({state}); published again, every replica on it in "
-                f"{converged:.1f} s"
+                f"{what} in the {aim} ({state}){lease}; published again, every replica on it "
+                f"in {converged:.1f} s"
             )
         time.sleep(1)
     outcome.check("no failed request", not load.failures)
     outcome.figures += steps
+
+
+def took_over_gone(output: str, pid: int) -> bool:
+    """Whether a publish's output says it took over the build lease of ``pid`` because that
+    process was gone (warehouse/lease.py's warning), as a publish run again right after a
+    ``kill -9`` on the same host does, rather than waiting the lease's lifetime out."""
+    return any(
+        "took over the build lease " in line
+        and f", pid {pid} (" in line
+        and line.rstrip().endswith("its process on this host is gone)")
+        for line in output.splitlines()
+    )
 
 
 CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {

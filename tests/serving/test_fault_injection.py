@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.fault_test import find_secrets, served_ids
+from scripts.fault_test import find_secrets, served_ids, took_over_gone
 from tests.serving.conftest import Corpus, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +45,22 @@ def test_a_replica_that_missed_a_health_answer_is_still_described() -> None:
     assert served_ids({other, one}) == "20261201T192600/20261201T192700"
     assert served_ids({None}) == "none"
     assert served_ids(set()) == "none"
+
+
+def test_the_publish_kill_case_tells_a_gone_holder_s_takeover_from_a_wait() -> None:
+    where = "s3://aimi-snapshots/aimi/build.lease"
+    gone = (
+        f"took over the build lease {where} of host h1, pid 4242 (held since "
+        "2026-12-01T19:42:00+00:00, its process on this host is gone)"
+    )
+    expired = (
+        f"took over the build lease {where} of host h1, pid 4242 (held since "
+        "2026-12-01T19:42:00+00:00, expired 2026-12-01T19:43:00+00:00)"
+    )
+    assert took_over_gone(f"verifying\n{gone}\nrolled back", 4242)
+    assert not took_over_gone(gone, 424)  # another process's lease
+    assert not took_over_gone(expired, 4242)  # waited out, not taken at once
+    assert not took_over_gone("rolled back to 20261201-x-y", 4242)
 
 
 @pytest.mark.slow
