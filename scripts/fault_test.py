@@ -13,9 +13,10 @@ entities, search and health):
   ``proxy_next_upstream``), and a catches up with the new snapshot.
 - ``store``: the object store unreachable, first for the builder during a publish (`aimi
   snapshots rollback` of a staged snapshot, the CLI's publish to the store: it fails with a
-  clear error, the store's and the local pointer unmoved; the retry succeeds), then for the
-  replicas during the pull of that snapshot (they keep serving the one they have and converge
-  once it returns). The store is cut by a TCP gate in front of moto (connections refused).
+  clear error and no traceback, the store's and the local pointer unmoved; the retry
+  succeeds), then for the replicas during the pull of that snapshot (they keep serving the
+  one they have and converge once it returns). The store is cut by a TCP gate in front of
+  moto (connections refused).
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
@@ -391,6 +392,9 @@ def case_store(run: Run, outcome: Outcome) -> None:
         error = failed.stderr.strip().splitlines()[-1] if failed.stderr.strip() else ""
         outcome.check("the publish failed", failed.returncode != 0)
         outcome.check("its error says it was not published", "not rolled back" in error)
+        outcome.check(
+            "its output holds no traceback", "Traceback" not in failed.stderr + failed.stdout
+        )
         outcome.check("the store's pointer did not move", store.current_id() == old_remote)
         outcome.check(
             "the local pointer did not move", current_snapshot_id(run.builder) == old_local
