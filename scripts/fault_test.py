@@ -180,6 +180,9 @@ class Run:
     api_keys: tuple[str, ...] = ()
     outputs: list[str] = field(default_factory=list)  # every CLI command's stdout and stderr
     loads: list[Load] = field(default_factory=list)
+    # the hostile case's own answers (invalid keys, admin guesses), scanned as they came
+    attack_answers: int = 0
+    attack_leaks: int = 0
 
     @property
     def builder(self) -> DataDir:
@@ -997,19 +1000,28 @@ def _group_usage(process: arrangement.Process) -> tuple[int, int]:
     return rss, fds
 
 
-def flood_invalid_keys(front: str, count: int) -> tuple[Counter[int], float]:
+def holds_secret(response: Any, secrets: tuple[str, ...]) -> bool:
+    """Whether an answer's body or headers hold one of ``secrets``."""
+    text = response.text + str(response.headers)
+    return any(secret in text for secret in secrets)
+
+
+def flood_invalid_keys(
+    front: str, count: int, secrets: tuple[str, ...] = ()
+) -> tuple[Counter[int], float, int]:
     """``count`` requests through nginx, each with a distinct invalid key, ``FLOOD_CLIENTS`` at
-    a time as fast as they are answered; the statuses and the CPU seconds the flood's own
-    process took. Run in a process of its own at the lowest priority: a real attacker's
-    clients run on their own machine, and here their Python would otherwise take the 2 cores
-    from the servers it attacks, and the check would measure the attacker. The case prints
-    the rate it reached and that CPU."""
+    a time as fast as they are answered; the statuses, the CPU seconds the flood's own
+    process took, and how many answers held one of ``secrets``. Run in a process of its own
+    at the lowest priority: a real attacker's clients run on their own machine, and here their
+    Python would otherwise take the 2 cores from the servers it attacks, and the check would
+    measure the attacker. The case prints the rate it reached and that CPU."""
     import httpx
 
     os.nice(19)
     cpu = time.process_time()
 
     statuses: Counter[int] = Counter()
+    leaks = [0]
     lock = threading.Lock()
     todo = iter(range(count))
 
@@ -1017,15 +1029,17 @@ def flood_invalid_keys(front: str, count: int) -> tuple[Counter[int], float]:
         with httpx.Client(base_url=front, timeout=30) as c:
             for n in todo:
                 code = c.get("/v1/signals", headers={"X-API-Key": f"aimi_bad_{n:08d}"})
+                leaked = holds_secret(code, secrets)
                 with lock:
                     statuses[code.status_code] += 1
+                    leaks[0] += leaked
 
     workers = [threading.Thread(target=client) for _ in range(FLOOD_CLIENTS)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=300)
-    return statuses, time.process_time() - cpu
+    return statuses, time.process_time() - cpu, leaks[0]
 
 
 def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
@@ -1119,8 +1133,10 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
         # in a process of its own: in this one, its four busy clients would hold the GIL the
         # load's clients time their requests with, and the p99 would be the client's own
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            flooded = pool.submit(flood_invalid_keys, parts.front, INVALID_KEYS)
-            invalid, flood_cpu = flooded.result(300)
+            flooded = pool.submit(flood_invalid_keys, parts.front, INVALID_KEYS, run.secrets())
+            invalid, flood_cpu, flood_leaks = flooded.result(300)
+        run.attack_answers += sum(invalid.values())
+        run.attack_leaks += flood_leaks
         flood_seconds = time.monotonic() - began
         statuses["invalid keys"] = invalid
         note("hostile: admin refresh brute force")
@@ -1129,6 +1145,8 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
             for n in range(200):
                 response = c.post("/v1/admin/refresh", headers={"X-Admin-Secret": f"guess-{n}"})
                 brute[response.status_code] += 1
+                run.attack_answers += 1
+                run.attack_leaks += holds_secret(response, run.secrets())
         statuses["admin guesses"] = brute
     after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
     outcome.check(
@@ -1330,8 +1348,9 @@ def scan_secrets(run: Run) -> Outcome:
     """Every answer the loads got and every log line and CLI output: none may hold a secret."""
     outcome = Outcome("secrets")
     values = run.secrets()
-    answers = sum(load.requests for load in run.loads)
+    answers = sum(load.requests for load in run.loads) + run.attack_answers
     leaks = [leak for load in run.loads for leak in load.leaks]
+    leaks += ["an answer to the hostile case's attacks"] * run.attack_leaks
     texts = [(p.name, p.read_text(errors="replace")) for p in run.parts.logs()]
     texts += [("cli output", text) for text in run.outputs]
     lines, found = find_secrets(texts, values)

@@ -15,9 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
-from scripts.fault_test import find_secrets, served_ids, took_over_gone
+from scripts.fault_test import find_secrets, holds_secret, served_ids, took_over_gone
 from tests.serving.conftest import Corpus, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +35,14 @@ def test_the_secrets_scan_finds_a_secret_in_any_line() -> None:
     assert lines == 6
     assert found == {"replica-a.log": 1, "nginx": 1}
     assert find_secrets(texts, ("absent",))[1] == {}
+
+
+def test_an_attack_s_answer_is_scanned_in_its_body_and_headers() -> None:
+    secrets = ("admin-secret-abc", "redis-pw-xyz")
+    refused = httpx.Response(401, json={"error": {"message": "invalid admin secret"}})
+    assert not holds_secret(refused, secrets)
+    assert holds_secret(httpx.Response(401, text="wrong: admin-secret-abc"), secrets)
+    assert holds_secret(httpx.Response(503, headers={"X-Why": "redis-pw-xyz"}), secrets)
 
 
 def test_a_replica_that_missed_a_health_answer_is_still_described() -> None:
