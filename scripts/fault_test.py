@@ -42,8 +42,9 @@ entities, search and health):
   after), 200 admin guesses (401, then 429 past the limit, logged without the guesses); the
   load's p99 within 2x that of the same load alone for 20 s just before.
 
-Then the secrets scan: every answer the loads got, every line the replicas, nginx, Redis and the
-CLI commands logged or printed, must hold none of the configured credentials.
+Then the secrets scan: every answer the loads got and the hostile case's invalid-key flood and
+admin guesses got, every line the replicas, nginx, Redis and the CLI commands logged or printed,
+must hold none of the configured credentials.
 
 Each case prints one line to stdout: its verdict, requests sent, non-2xx answers by status,
 socket errors, its own checks' figures, and what the data dirs and the store hold afterwards
