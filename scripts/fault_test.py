@@ -13,15 +13,17 @@ entities, search and health):
   ``proxy_next_upstream``), and a catches up with the new snapshot.
 - ``store``: the object store unreachable, first for the builder during a publish (`aimi
   snapshots rollback` of a staged snapshot, the CLI's publish to the store: it fails with a
-  clear error, the store's and the local pointer unmoved; the retry succeeds), then for the
-  replicas during the pull of that snapshot (they keep serving the one they have and converge
-  once it returns). The store is cut by a TCP gate in front of moto (connections refused).
+  clear error and no traceback, the store's and the local pointer unmoved; the retry
+  succeeds), then for the replicas during the pull of that snapshot (they keep serving the
+  one they have and converge once it returns). The store is cut by a TCP gate in front of
+  moto (connections refused).
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
 - ``publish-kill``: the builder's publish (`aimi snapshots rollback` of a staged snapshot) killed
   -9 during the store upload, then once the manifest is stored, each time run again: the local
-  pointer never ahead of the store's, then one snapshot everywhere, no temporary folder left.
+  pointer never ahead of the store's, the killed publish's build lease taken over at once (its
+  process is gone), then one snapshot everywhere, no temporary folder left.
 - ``disk``: replica b's data dir on a small tmpfs, filled before a publish (its pull fails, it
   keeps serving, nothing half-pulled stays; it converges once space returns), then a whole
   `aimi build` (new notes in its inbox) on a copy of the builder on another tmpfs with 30 MiB
@@ -40,8 +42,9 @@ entities, search and health):
   after), 200 admin guesses (401, then 429 past the limit, logged without the guesses); the
   load's p99 within 2x that of the same load alone for 20 s just before.
 
-Then the secrets scan: every answer the loads got, every line the replicas, nginx, Redis and the
-CLI commands logged or printed, must hold none of the configured credentials.
+Then the secrets scan: every answer the loads got and the hostile case's invalid-key flood and
+admin guesses got, every line the replicas, nginx, Redis and the CLI commands logged or printed,
+must hold none of the configured credentials.
 
 Each case prints one line to stdout: its verdict, requests sent, non-2xx answers by status,
 socket errors, its own checks' figures, and what the data dirs and the store hold afterwards
@@ -178,6 +181,9 @@ class Run:
     api_keys: tuple[str, ...] = ()
     outputs: list[str] = field(default_factory=list)  # every CLI command's stdout and stderr
     loads: list[Load] = field(default_factory=list)
+    # the hostile case's own answers (invalid keys, admin guesses), scanned as they came
+    attack_answers: int = 0
+    attack_leaks: int = 0
 
     @property
     def builder(self) -> DataDir:
@@ -299,6 +305,12 @@ def _short(snapshot_id: str) -> str:
     return parts[1][:15] if len(parts) == 3 else snapshot_id
 
 
+def served_ids(ids: set[str | None]) -> str:
+    """What one replica answered from over `Run.serving`'s health requests, for a line: each
+    id's build time, sorted, joined by ``/``, and ``none`` for a request that got no id."""
+    return "/".join(sorted(_short(i) if i is not None else "none" for i in ids)) or "none"
+
+
 def case_redis(run: Run, outcome: Outcome) -> None:
     parts = run.parts
     assert parts.redis is not None
@@ -354,7 +366,7 @@ def case_replica(run: Run, outcome: Outcome) -> None:
         caught_up = parts.wait_serving("a", new)
         time.sleep(2)
     down = restarted - killed
-    was = ", ".join(f"{r} {_short(str(min(ids)))}" for r, ids in before.items())
+    was = ", ".join(f"{r} {served_ids(ids)}" for r, ids in before.items())
     outcome.check("no failed request", not load.failures)
     outcome.check(
         "every replica serves the new snapshot", run.serving() == {r: {new} for r in parts.replicas}
@@ -384,6 +396,9 @@ def case_store(run: Run, outcome: Outcome) -> None:
         error = failed.stderr.strip().splitlines()[-1] if failed.stderr.strip() else ""
         outcome.check("the publish failed", failed.returncode != 0)
         outcome.check("its error says it was not published", "not rolled back" in error)
+        outcome.check(
+            "its output holds no traceback", "Traceback" not in failed.stderr + failed.stdout
+        )
         outcome.check("the store's pointer did not move", store.current_id() == old_remote)
         outcome.check(
             "the local pointer did not move", current_snapshot_id(run.builder) == old_local
@@ -986,19 +1001,28 @@ def _group_usage(process: arrangement.Process) -> tuple[int, int]:
     return rss, fds
 
 
-def flood_invalid_keys(front: str, count: int) -> tuple[Counter[int], float]:
+def holds_secret(response: Any, secrets: tuple[str, ...]) -> bool:
+    """Whether an answer's body or headers hold one of ``secrets``."""
+    text = response.text + str(response.headers)
+    return any(secret in text for secret in secrets)
+
+
+def flood_invalid_keys(
+    front: str, count: int, secrets: tuple[str, ...] = ()
+) -> tuple[Counter[int], float, int]:
     """``count`` requests through nginx, each with a distinct invalid key, ``FLOOD_CLIENTS`` at
-    a time as fast as they are answered; the statuses and the CPU seconds the flood's own
-    process took. Run in a process of its own at the lowest priority: a real attacker's
-    clients run on their own machine, and here their Python would otherwise take the 2 cores
-    from the servers it attacks, and the check would measure the attacker. The case prints
-    the rate it reached and that CPU."""
+    a time as fast as they are answered; the statuses, the CPU seconds the flood's own
+    process took, and how many answers held one of ``secrets``. Run in a process of its own
+    at the lowest priority: a real attacker's clients run on their own machine, and here their
+    Python would otherwise take the 2 cores from the servers it attacks, and the check would
+    measure the attacker. The case prints the rate it reached and that CPU."""
     import httpx
 
     os.nice(19)
     cpu = time.process_time()
 
     statuses: Counter[int] = Counter()
+    leaks = [0]
     lock = threading.Lock()
     todo = iter(range(count))
 
@@ -1006,15 +1030,17 @@ def flood_invalid_keys(front: str, count: int) -> tuple[Counter[int], float]:
         with httpx.Client(base_url=front, timeout=30) as c:
             for n in todo:
                 code = c.get("/v1/signals", headers={"X-API-Key": f"aimi_bad_{n:08d}"})
+                leaked = holds_secret(code, secrets)
                 with lock:
                     statuses[code.status_code] += 1
+                    leaks[0] += leaked
 
     workers = [threading.Thread(target=client) for _ in range(FLOOD_CLIENTS)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=300)
-    return statuses, time.process_time() - cpu
+    return statuses, time.process_time() - cpu, leaks[0]
 
 
 def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
@@ -1108,8 +1134,10 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
         # in a process of its own: in this one, its four busy clients would hold the GIL the
         # load's clients time their requests with, and the p99 would be the client's own
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            flooded = pool.submit(flood_invalid_keys, parts.front, INVALID_KEYS)
-            invalid, flood_cpu = flooded.result(300)
+            flooded = pool.submit(flood_invalid_keys, parts.front, INVALID_KEYS, run.secrets())
+            invalid, flood_cpu, flood_leaks = flooded.result(300)
+        run.attack_answers += sum(invalid.values())
+        run.attack_leaks += flood_leaks
         flood_seconds = time.monotonic() - began
         statuses["invalid keys"] = invalid
         note("hostile: admin refresh brute force")
@@ -1118,6 +1146,8 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
             for n in range(200):
                 response = c.post("/v1/admin/refresh", headers={"X-Admin-Secret": f"guess-{n}"})
                 brute[response.status_code] += 1
+                run.attack_answers += 1
+                run.attack_leaks += holds_secret(response, run.secrets())
         statuses["admin guesses"] = brute
     after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
     outcome.check(
@@ -1241,11 +1271,26 @@ def case_publish_kill(run: Run, outcome: Outcome) -> None:
                     f"killed during the {aim}: replicas kept serving their snapshot",
                     all(ids == {before} for ids in run.serving().values()),
                 )
+            started = time.monotonic()
             again = run.publish(new) if local != new else None
+            took = time.monotonic() - started
             outcome.check(
                 f"the publish after the kill during the {aim} succeeded",
                 again is None or again.returncode == 0,
             )
+            lease = ""
+            if killed and again is not None:
+                gone = took_over_gone(again.stderr, publish.pid)
+                outcome.check(
+                    f"after the {aim}: the publish run again took the killed one's build lease "
+                    "over at once (its process gone), not by waiting out its lifetime",
+                    gone,
+                )
+                lease = (
+                    f"; the lease of killed pid {publish.pid} taken over as gone"
+                    if gone
+                    else f"; the lease of killed pid {publish.pid} NOT taken over as gone"
+                ) + f", published again in {took:.1f} s"
             converged = run.wait_all_serve(new, CONVERGE_LIMIT)
             outcome.check(
                 f"after the {aim}: one snapshot everywhere",
@@ -1255,12 +1300,24 @@ def case_publish_kill(run: Run, outcome: Outcome) -> None:
             outcome.check(f"after the {aim}: no temporary folder on the builder", not left)
             what = "killed" if killed else "finished before the kill"
             steps.append(
-                f"{what} in the {aim} ({state}); published again, every replica on it in "
-                f"{converged:.1f} s"
+                f"{what} in the {aim} ({state}){lease}; published again, every replica on it "
+                f"in {converged:.1f} s"
             )
         time.sleep(1)
     outcome.check("no failed request", not load.failures)
     outcome.figures += steps
+
+
+def took_over_gone(output: str, pid: int) -> bool:
+    """Whether a publish's output says it took over the build lease of ``pid`` because that
+    process was gone (warehouse/lease.py's warning), as a publish run again right after a
+    ``kill -9`` on the same host does, rather than waiting the lease's lifetime out."""
+    return any(
+        "took over the build lease " in line
+        and f", pid {pid} (" in line
+        and line.rstrip().endswith("its process on this host is gone)")
+        for line in output.splitlines()
+    )
 
 
 CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
@@ -1292,8 +1349,9 @@ def scan_secrets(run: Run) -> Outcome:
     """Every answer the loads got and every log line and CLI output: none may hold a secret."""
     outcome = Outcome("secrets")
     values = run.secrets()
-    answers = sum(load.requests for load in run.loads)
+    answers = sum(load.requests for load in run.loads) + run.attack_answers
     leaks = [leak for load in run.loads for leak in load.leaks]
+    leaks += ["an answer to the hostile case's attacks"] * run.attack_leaks
     texts = [(p.name, p.read_text(errors="replace")) for p in run.parts.logs()]
     texts += [("cli output", text) for text in run.outputs]
     lines, found = find_secrets(texts, values)

@@ -15,9 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
-from scripts.fault_test import find_secrets
+from scripts.fault_test import find_secrets, holds_secret, served_ids, took_over_gone
 from tests.serving.conftest import Corpus, publish
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +35,41 @@ def test_the_secrets_scan_finds_a_secret_in_any_line() -> None:
     assert lines == 6
     assert found == {"replica-a.log": 1, "nginx": 1}
     assert find_secrets(texts, ("absent",))[1] == {}
+
+
+def test_an_attack_s_answer_is_scanned_in_its_body_and_headers() -> None:
+    secrets = ("admin-secret-abc", "redis-pw-xyz")
+    refused = httpx.Response(401, json={"error": {"message": "invalid admin secret"}})
+    assert not holds_secret(refused, secrets)
+    assert holds_secret(httpx.Response(401, text="wrong: admin-secret-abc"), secrets)
+    assert holds_secret(httpx.Response(503, headers={"X-Why": "redis-pw-xyz"}), secrets)
+
+
+def test_a_replica_that_missed_a_health_answer_is_still_described() -> None:
+    # a health request that got no id (None) beside one that did: `min()` over the set raised
+    # TypeError here before, failing the replica case on a line's wording
+    one = "20261201-20261201T192600123456-abcdef012345"
+    other = "20261201-20261201T192700123456-abcdef012345"
+    assert served_ids({one, None}) == "20261201T192600/none"
+    assert served_ids({other, one}) == "20261201T192600/20261201T192700"
+    assert served_ids({None}) == "none"
+    assert served_ids(set()) == "none"
+
+
+def test_the_publish_kill_case_tells_a_gone_holder_s_takeover_from_a_wait() -> None:
+    where = "s3://aimi-snapshots/aimi/build.lease"
+    gone = (
+        f"took over the build lease {where} of host h1, pid 4242 (held since "
+        "2026-12-01T19:42:00+00:00, its process on this host is gone)"
+    )
+    expired = (
+        f"took over the build lease {where} of host h1, pid 4242 (held since "
+        "2026-12-01T19:42:00+00:00, expired 2026-12-01T19:43:00+00:00)"
+    )
+    assert took_over_gone(f"verifying\n{gone}\nrolled back", 4242)
+    assert not took_over_gone(gone, 424)  # another process's lease
+    assert not took_over_gone(expired, 4242)  # waited out, not taken at once
+    assert not took_over_gone("rolled back to 20261201-x-y", 4242)
 
 
 @pytest.mark.slow
