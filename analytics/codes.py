@@ -1,7 +1,13 @@
 """Integer codes, the representation the trend computations share (``analytics.trends``,
 ``analytics.significance``, ``analytics.cooccurrence``): keys as dense codes in key order, runs
-of equal ids, and distinct values by one in-place sort, so that strings are touched only at the
-edges and everything in between is numpy on int64 (docs/benchmarks.md).
+of equal ids, ids looked up in a table, and distinct values by one in-place sort, so that strings
+are touched only at the edges and everything in between is numpy on integers
+(docs/benchmarks.md).
+
+Strings are coded and looked up through Polars' 64-bit hashes, truncated and packed with a row
+number into one integer so that one sort groups them; the strings are then compared to their
+group's, so every code and match is exact, and a collision takes the previous exact path
+(Arrow's ``dictionary_encode``, a Polars join) instead.
 """
 
 from __future__ import annotations
@@ -158,9 +164,10 @@ def runs(ids: pl.Series) -> tuple[pl.Series, IntArray]:
     """Runs of equal consecutive ids: their values (named as ``ids``) and lengths. Mentions
     usually arrive grouped by signal (~5 per signal), so looking up one id per run instead of
     one per row saves most of the string hashing; any order is still correct, only slower."""
-    encoded = ids.rle()
-    lengths: IntArray = encoded.struct.field("len").cast(pl.Int64).to_numpy()
-    return encoded.struct.field("value").alias(ids.name), lengths
+    run = ids.rle_id().to_numpy()  # a number per run, cheaper than ``rle``'s struct
+    starts = heads(run)
+    lengths: IntArray = np.diff(starts, append=len(run))
+    return ids.gather(starts), lengths
 
 
 def group_codes(ids: pl.Series) -> IntArray:
