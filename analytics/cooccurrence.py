@@ -52,36 +52,25 @@ def _pair_codes(group_start: IntArray, group_size: IntArray, key: IntArray, bits
 
 
 def _ordered_pairs(
-    pair: PairCodes, count: IntArray, bits: int, n: int
+    pair: PairCodes, count: IntArray, bits: int
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Every distinct pair ``a < b`` (packed, ascending) in both directions, sorted by
-    (key_a, key_b): the key_a codes, the key_b codes and the counts.
-
-    No sort of the output: a key's rows are its reverse rows (key_b < key_a) and then its
-    forward ones (key_b > key_a), each already in key_b order — the forward rows as counted,
-    the reverse ones after one sort of the (b, a) codes — so each row's place is its rank in
-    its own list plus the rows of the other list before its key."""
-    a = (pair >> bits).astype(np.int64)
-    b = (pair & ((1 << bits) - 1)).astype(np.int64)
-    forward = np.bincount(a, minlength=n)  # rows with key_b > key_a, per key_a
-    backward = np.bincount(b, minlength=n)  # rows with key_b < key_a, per key_a
-    rows = len(pair)
-    key_b: IntArray = np.empty(2 * rows, dtype=np.int64)
-    counts: IntArray = np.empty(2 * rows, dtype=np.int64)
-    # forward row i (key a) goes after every row of the keys before a, and after a's
-    # backward rows: i + Σ backward[≤ a]
-    at = np.arange(rows, dtype=np.int64)
-    at += np.cumsum(backward)[a]
-    key_b[at] = b
-    counts[at] = count
-    # backward rows in (b, a) order: one sort of b·2^bits + a, its count packed below
-    reverse, reverse_count = _sort_with_counts((b << bits) | a, count)
-    at = np.arange(rows, dtype=np.int64)
-    at += (np.cumsum(forward) - forward)[reverse >> bits]
-    key_b[at] = reverse & ((1 << bits) - 1)
-    counts[at] = reverse_count
-    key_a: IntArray = np.repeat(np.arange(n, dtype=np.int64), forward + backward)
-    return key_a, key_b, counts
+    (key_a, key_b): the key_a codes, the key_b codes and the counts. (a, b) as counted, then
+    (b, a), sorted once with the count packed into the same int64: on this machine's AVX-512
+    sort that beats placing each row without a sort (tried, docs/benchmarks.md)."""
+    rows, mask = len(pair), (1 << bits) - 1
+    wide = pair.astype(np.int64)
+    both: IntArray = np.empty(2 * rows, dtype=np.int64)
+    both[:rows] = wide
+    reverse = both[rows:]
+    np.bitwise_and(wide, mask, out=reverse)
+    reverse <<= bits
+    reverse |= wide >> bits
+    del wide
+    both, counts = _sort_with_counts(both, np.tile(count, 2))
+    key_b = both & mask
+    both >>= bits
+    return both, key_b, counts
 
 
 def _sort_with_counts(codes: IntArray, counts: IntArray) -> tuple[IntArray, IntArray]:
@@ -108,8 +97,8 @@ def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
 
     Computed on integer codes: keys are numbered in key order, each signal's distinct keys are
     sorted, every unordered pair ``a < b`` inside a signal becomes one packed integer ``(a <<
-    bits) | b``, and one sort of those codes counts them; both directions are then laid out in
-    (key_a, key_b) order without sorting them again (``_ordered_pairs``). Key strings are
+    bits) | b``, and one sort of those codes counts them; the reverse direction is added and
+    sorted in with the count packed into the same int64 (``_ordered_pairs``). Key strings are
     looked up once, at the end.
     """
     frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
@@ -130,7 +119,7 @@ def co_occurrence(mentions: pl.DataFrame) -> pl.DataFrame:
     count = np.diff(firsts, append=len(codes))
     pair = codes[firsts]
     del codes, firsts
-    key_a, key_b, counts = _ordered_pairs(pair, count, bits, keys.len())
+    key_a, key_b, counts = _ordered_pairs(pair, count, bits)
     del pair, count
     # the strings are gathered one column at a time, each code array freed once used
     a = keys.gather(key_a)

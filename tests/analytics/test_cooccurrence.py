@@ -1,6 +1,6 @@
 """Co-occurrence (docs/design.md §7) on small hand-computed mentions and against brute force: both
 directions, related keys, edge cases, the packed pair sort (32- and 64-bit pair codes), the two
-directions laid out without a sort, and exactness when the key hashes collide."""
+directions in (key_a, key_b) order, and exactness when the key hashes collide."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_ordered_pairs_equal_a_sort_of_both_directions() -> None:
     pair = np.unique((lo << bits) | hi)
     pair = pair[(pair >> bits) != (pair & ((1 << bits) - 1))]  # a < b only
     count = rng.integers(1, 50, len(pair))
-    key_a, key_b, counts = _ordered_pairs(pair.astype(np.uint32), count, bits, n)
+    key_a, key_b, counts = _ordered_pairs(pair.astype(np.uint32), count, bits)
     rows = sorted(
         [(int(p >> bits), int(p & 127), int(c)) for p, c in zip(pair, count, strict=True)]
         + [(int(p & 127), int(p >> bits), int(c)) for p, c in zip(pair, count, strict=True)]
