@@ -96,9 +96,10 @@ def dense_codes(values: pl.Series) -> tuple[pl.Series, IntArray]:
 
     Strings are hashed once and the 64-bit hashes sorted (``_hashed_codes``), each row then
     checked equal to its group's value, so the codes are exact; only the few distinct values
-    are sorted as strings. Two values sharing a truncated hash (about one corpus in a thousand
-    at 50k distinct keys) take Arrow's ``dictionary_encode`` instead, the previous path, which
-    costs twice as much (docs/benchmarks.md, "Analytics stage at scale")."""
+    are sorted as strings. Two values sharing a truncated hash (about one corpus in two
+    thousand at 50k distinct keys in 5M rows) take Arrow's ``dictionary_encode`` instead, the
+    previous path, which costs about 1.5× as much (docs/benchmarks.md, "Analytics stage at
+    scale")."""
     if values.dtype == pl.String:
         if values.len():
             hashed = _hashed_codes(values.rechunk())
