@@ -129,7 +129,10 @@ def positions(values: pl.Series, table: pl.Series) -> IntArray | None:
     a join of ``values`` to ``table`` by one sort of their packed 64-bit hashes. Each value is
     matched to the table row of equal truncated hash and the strings compared, so a match is
     exact, and a value whose hash no table row has is in no row. None when two table rows
-    share a truncated hash (a repeated id, or a collision): the caller joins instead."""
+    share a truncated hash (a repeated id, or a collision), or when either side has a null:
+    the caller joins instead."""
+    if table.null_count() or values.null_count():
+        return None
     nt, nv = table.len(), values.len()
     bits = code_bits(max(nt, nv))
     tag = 1 << bits  # value rows sort after the table row of equal hash

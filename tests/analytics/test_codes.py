@@ -119,8 +119,9 @@ def test_positions_match_a_dictionary_lookup() -> None:
 def test_positions_defer_to_a_join_when_table_hashes_repeat(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # a repeated id, or two ids of one truncated hash: not a lookup this can answer
+    # a repeated id, a null, or two ids of one truncated hash: not a lookup this can answer
     assert positions(pl.Series(["a"]), pl.Series(["a", "b", "a"])) is None
+    assert positions(pl.Series(["a"]), pl.Series(["a", None])) is None  # a null id: joined
     monkeypatch.setattr(codes, "_hashes", _colliding)
     assert positions(pl.Series(["a"]), pl.Series([f"s{i}" for i in range(10)])) is None
 
