@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from analytics.codes import code_bits, dense_codes, distinct_sorted, runs
+from analytics.codes import code_bits, dense_codes, distinct_sorted, positions, runs
 from analytics.schema import UTC_TIME
 from analytics.significance import adjusted_p_values
 
@@ -249,6 +249,27 @@ def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
     ``signals`` (or published after ``as_of``) are dropped."""
     frame = mentions.select(SIGNAL_ID, KEY).drop_nulls()
     values, lengths = runs(frame[SIGNAL_ID])
+    run_row = positions(values, table.ids[SIGNAL_ID])
+    if run_row is not None:
+        row = np.repeat(run_row, lengths)
+        known = row >= 0
+        if known.all():
+            keys, key = dense_codes(frame[KEY])
+        else:
+            keys, key = dense_codes(frame[KEY].filter(pl.Series(known)))
+            row = row[known]
+    else:  # two signals share a truncated hash, or a signal_id twice in ``signals``
+        keys, key, row = _joined_pairs(frame, values, lengths, table)
+    bits = code_bits(table.ids.height)
+    code = distinct_sorted((key << bits) | row)
+    return _Pairs(keys=keys, key=code >> bits, row=code & ((1 << bits) - 1))
+
+
+def _joined_pairs(
+    frame: pl.DataFrame, values: pl.Series, lengths: _IntArray, table: _SignalTable
+) -> tuple[pl.Series, _IntArray, _IntArray]:
+    """``_pairs``' keys, key codes and rows by a Polars join on the signal id strings: the
+    exact path, taken when the hashed lookup (``analytics.codes.positions``) cannot be."""
     found = values.to_frame().with_row_index("run").join(table.ids, on=SIGNAL_ID, how="inner")
     run = found["run"].cast(pl.Int64).to_numpy()
     if np.bincount(run, minlength=values.len()).max(initial=0) <= 1:
@@ -258,22 +279,19 @@ def _pairs(mentions: pl.DataFrame, table: _SignalTable) -> _Pairs:
         known = row >= 0
         keys, key = dense_codes(frame[KEY])
         keys, key = _compact(keys, key[known])
-        row = row[known]
-    else:  # a signal_id twice in ``signals``: each of its rows counts, as a join gives
-        joined = frame.join(table.ids, on=SIGNAL_ID, how="inner")
-        keys, key = dense_codes(joined[KEY])
-        row = joined["row"].to_numpy()
-    bits = code_bits(table.ids.height)
-    code = distinct_sorted((key << bits) | row)
-    return _Pairs(keys=keys, key=code >> bits, row=code & ((1 << bits) - 1))
+        return keys, key, row[known]
+    # a signal_id twice in ``signals``: each of its rows counts, as a join gives
+    joined = frame.join(table.ids, on=SIGNAL_ID, how="inner")
+    keys, key = dense_codes(joined[KEY])
+    return keys, key, joined["row"].to_numpy()
 
 
-def _week_counts(pairs: _Pairs, table: _SignalTable) -> _IntMatrix:
-    """``c(w)`` as a (keys × 12) matrix, oldest week first."""
-    week = table.week[pairs.row]
+def _week_counts(key: _IntArray, week: _IntArray, n: int) -> _IntMatrix:
+    """``c(w)`` as a (keys × 12) matrix, oldest week first, from the distinct (key, signal)
+    pairs' key codes and their signals' weeks (-1 outside the window)."""
     inside = week >= 0
-    cells = pairs.key[inside] * WEEKS + week[inside]
-    counts: _IntMatrix = np.bincount(cells, minlength=pairs.keys.len() * WEEKS).reshape(-1, WEEKS)
+    cells = key[inside] * WEEKS + week[inside]
+    counts: _IntMatrix = np.bincount(cells, minlength=n * WEEKS).reshape(-1, WEEKS)
     return counts
 
 
@@ -305,8 +323,8 @@ def weekly_counts(mentions: pl.DataFrame, signals: pl.DataFrame, clock: Clock) -
     """
     table = _signal_table(signals, clock)
     pairs = _pairs(mentions, table)
-    counts = _week_counts(pairs, table)
     n = pairs.keys.len()
+    counts = _week_counts(pairs.key, table.week[pairs.row], n)
     return pl.DataFrame(
         {
             KEY: pairs.keys.gather(np.repeat(np.arange(n), WEEKS)),
@@ -416,20 +434,27 @@ def trend_metrics(
     # are positions in the run.
     signal_count = np.bincount(key, minlength=n)
     first = np.cumsum(signal_count) - signal_count
-    published = table.published[row]
-    first_seen = published[first]
-    last_seen = published[first + signal_count - 1]
+    first_seen = table.published[row[first]]
+    last_seen = table.published[row[first + signal_count - 1]]
     notable_since = first_seen.copy()
     enough = signal_count >= NOTABLE_AT
-    notable_since[enough] = published[first[enough] + NOTABLE_AT - 1]
+    notable_since[enough] = table.published[row[first[enough] + NOTABLE_AT - 1]]
 
-    counts = _week_counts(pairs, table)
+    week = table.week[row]
+    counts = _week_counts(key, week, n)
     diversity: _IntArray = np.zeros(n, dtype=np.int64)
     if table.domains:
-        domain, week = table.domain[row], table.week[row]
-        seen = (week >= 0) & (domain >= 0)
-        key_domain = distinct_sorted(key[seen] * table.domains + domain[seen])
-        diversity = np.bincount(key_domain // table.domains, minlength=n)
+        inside = week >= 0
+        domain = table.domain[row[inside]]
+        seen = domain >= 0
+        # distinct (key, domain) of the window's pairs, in 32 bits when they fit (half the
+        # bytes to sort)
+        key_domain = key[inside][seen] * table.domains + domain[seen]
+        if n * table.domains <= 2**32:
+            distinct = distinct_sorted(key_domain.astype(np.uint32)).astype(np.int64)
+        else:
+            distinct = distinct_sorted(key_domain)
+        diversity = np.bincount(distinct // table.domains, minlength=n)
     totals: _IntArray = weekly_totals(signals, clock)[TOTAL].to_numpy().astype(np.int64)
 
     k1 = counts[:, 8:].sum(axis=1)

@@ -1,5 +1,6 @@
 """Co-occurrence (docs/design.md §7) on small hand-computed mentions and against brute force: both
-directions, related keys, edge cases and the packed pair sort."""
+directions, related keys, edge cases, the packed pair sort (32- and 64-bit pair codes), the two
+directions in (key_a, key_b) order, and exactness when the key hashes collide."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from itertools import permutations
 
 import numpy as np
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
-from analytics.cooccurrence import KEY_A, KEY_B, _sort_with_counts, co_occurrence, related
+from analytics import codes
+from analytics.cooccurrence import (
+    KEY_A,
+    KEY_B,
+    _ordered_pairs,
+    _sort_with_counts,
+    co_occurrence,
+    related,
+)
 from analytics.trends import COUNT, KEY
 
 
@@ -104,3 +114,53 @@ def test_pair_sort_falls_back_when_counts_do_not_pack() -> None:
     assert ordered_counts.tolist() == [7, 2, 1]
     packed, packed_counts = _sort_with_counts(np.array([9, 4]), np.array([3, 5]))
     assert (packed.tolist(), packed_counts.tolist()) == ([4, 9], [5, 3])
+
+
+def _brute_force(rows: list[tuple[str, str]]) -> pl.DataFrame:
+    per_signal: dict[str, set[str]] = defaultdict(set)
+    for signal_id, key in rows:
+        per_signal[signal_id].add(key)
+    counted = Counter(pair for ks in per_signal.values() for pair in permutations(sorted(ks), 2))
+    return pl.DataFrame(
+        [(a, b, n) for (a, b), n in sorted(counted.items())],
+        schema={KEY_A: pl.String, KEY_B: pl.String, COUNT: pl.Int64},
+        orient="row",
+    )
+
+
+def test_co_occurrence_past_16_bit_codes_matches_brute_force() -> None:
+    # 70,000 keys: two codes no longer fit in 32 bits, so the pairs are packed in int64
+    rng = random.Random(8)
+    keys = [f"k{i:05d}" for i in range(70_000)]
+    rows = [(f"s{i % 30_000}", key) for i, key in enumerate(keys)]
+    rows += [(f"s{rng.randrange(30_000)}", rng.choice(keys)) for _ in range(20_000)]
+    mentions = pl.DataFrame(rows, schema={"signal_id": pl.String, KEY: pl.String}, orient="row")
+    assert_frame_equal(co_occurrence(mentions), _brute_force(rows))
+
+
+def test_ordered_pairs_equal_a_sort_of_both_directions() -> None:
+    rng = np.random.default_rng(9)
+    bits, n = 7, 100
+    a, b = rng.integers(0, n, 3_000), rng.integers(0, n, 3_000)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    pair = np.unique((lo << bits) | hi)
+    pair = pair[(pair >> bits) != (pair & ((1 << bits) - 1))]  # a < b only
+    count = rng.integers(1, 50, len(pair))
+    key_a, key_b, counts = _ordered_pairs(pair.astype(np.uint32), count, bits)
+    rows = sorted(
+        [(int(p >> bits), int(p & 127), int(c)) for p, c in zip(pair, count, strict=True)]
+        + [(int(p & 127), int(p >> bits), int(c)) for p, c in zip(pair, count, strict=True)]
+    )
+    assert list(zip(key_a.tolist(), key_b.tolist(), counts.tolist(), strict=True)) == rows
+
+
+def test_co_occurrence_exact_when_hashes_collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(10)
+    rows = [(f"s{rng.randrange(300)}", f"k{rng.randrange(60)}") for _ in range(2_000)]
+    mentions = pl.DataFrame(rows, schema={"signal_id": pl.String, KEY: pl.String}, orient="row")
+
+    def colliding(values: pl.Series) -> np.ndarray:
+        return (values.hash().to_numpy() % np.uint64(3)) << np.uint64(62)
+
+    monkeypatch.setattr(codes, "_hashes", colliding)
+    assert_frame_equal(co_occurrence(mentions), _brute_force(rows))

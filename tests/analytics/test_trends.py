@@ -8,11 +8,13 @@ import math
 import random
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 from scipy.stats import binomtest
 
+from analytics import codes
 from analytics.schema import UTC_TIME
 from analytics.trends import (
     ACTIVE_WEEKS,
@@ -587,3 +589,25 @@ def test_signal_listed_twice_counts_once_per_listing() -> None:
     assert metrics["a"][SIGNAL_COUNT] == 2
     assert metrics["a"][SHARE_OF_VOICE_HISTORY][-2:] == [0.5, 1.0]  # T(W-1) = 2
     assert metrics["b"][SIGNAL_COUNT] == 1
+
+
+def test_trend_metrics_exact_when_hashes_collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Signal ids and keys are matched and coded through truncated 64-bit hashes; when those
+    # collide the exact paths (a join on the strings, Arrow's dictionary) give the same tables.
+    corpus = Corpus()
+    rng = random.Random(4)
+    for i in range(400):
+        keys = rng.sample([f"k{j}" for j in range(30)], rng.randint(1, 5))
+        corpus.add(CLOCK.window_start + timedelta(hours=5 * i), *keys, domain=f"d{i % 9}")
+    mentions, signals = corpus.frames()
+    mentions = pl.concat([mentions, pl.DataFrame({"signal_id": ["nope"], KEY: ["ghost"]})])
+    expected = trend_metrics(mentions, signals, CLOCK, kind="entity")
+    weekly = weekly_counts(mentions, signals, CLOCK)
+    assert "ghost" not in expected[KEY].to_list()
+
+    def colliding(values: pl.Series) -> np.ndarray:
+        return (values.hash().to_numpy() % np.uint64(3)) << np.uint64(62)
+
+    monkeypatch.setattr(codes, "_hashes", colliding)
+    assert_frame_equal(trend_metrics(mentions, signals, CLOCK, kind="entity"), expected)
+    assert_frame_equal(weekly_counts(mentions, signals, CLOCK), weekly)
