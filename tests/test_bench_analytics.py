@@ -4,29 +4,21 @@ with pandas installed, the reference agrees with the stage on a small corpus."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "analytics"
+from tests.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
 def bench() -> Iterator[ModuleType]:
     # the benchmark runs as a script beside its generate.py and pandas_reference.py
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("run")
-    finally:
-        sys.path.remove(str(BENCH))
-        for name in ("run", "generate", "pandas_reference"):
-            sys.modules.pop(name, None)
+    with bench_script("analytics", "run", "generate", "pandas_reference") as module:
+        yield module
 
 
 def _ours(bench: ModuleType) -> dict[str, pl.DataFrame]:

@@ -4,9 +4,7 @@ whose signals are gone reported, not counted."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -15,18 +13,14 @@ from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "stories"
+from tests.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
 def events() -> Iterator[ModuleType]:
     # the benchmark runs as a script from its directory
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("events")
-    finally:
-        sys.path.remove(str(BENCH))
-        sys.modules.pop("events", None)
+    with bench_script("stories", "events") as module:
+        yield module
 
 
 def judged(stratum: str, a: str, b: str, yes: bool) -> dict[str, Any]:

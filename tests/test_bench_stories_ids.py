@@ -3,27 +3,20 @@ and the signals that changed story."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import polars as pl
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "stories"
+from tests.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
 def ids() -> Iterator[ModuleType]:
     # the benchmark runs as a script from its directory
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("ids")
-    finally:
-        sys.path.remove(str(BENCH))
-        sys.modules.pop("ids", None)
+    with bench_script("stories", "ids") as module:
+        yield module
 
 
 def stories(rows: list[tuple[str, list[str], list[str], str | None]]) -> pl.DataFrame:
