@@ -171,6 +171,8 @@ def score(
         name = f"source {pair[0]:g}/{pair[1]:g}"
         if len(pair) == 4:
             name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
+        if len(pair) == 3:
+            name += f" (at least rank {pair[2]:g})"
         systems[name] = (ALL_LEGS, pair)
     embed = load_minilm()
     # kind -> system -> hits over every sample, in sample order
