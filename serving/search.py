@@ -158,6 +158,12 @@ class SearchRequest:
     legs: tuple[str, ...] = ("lexical", "dense", "title", "source")  # for evaluation: fewer legs
     # for evaluation: the source legs' floors (None: CONTAINED_FLOORS)
     floors: tuple[float, float] | None = None
+    # for evaluation: each leg's floor when it found exactly one signal holding the terms
+    # (None: the same as the others)
+    unique_floors: tuple[float, float] | None = None
+    # for evaluation: a lifted unit scores at least the fused score of the unit legs' and title
+    # leg's ``lift_rank``-th best row (None: floors alone)
+    lift_rank: int | None = None
 
 
 def quoted_phrases(text: str) -> list[list[str]]:
@@ -492,9 +498,17 @@ class SearchIndex:
         and for signals with one passage holding them all — each at most ``CONTAINED_TOP``, in
         BM25 order, one allowed row per signal; empty when more than ``CONTAINED_MAX_SOURCES``
         signals (allowed or not) match, or the query has no terms."""
+        titled, in_passage, _holders = self.contained_holders(text, mask)
+        return titled, in_passage
+
+    def contained_holders(
+        self, text: str, mask: BoolArray | None
+    ) -> tuple[list[int], list[int], tuple[int, int]]:
+        """``contained_legs`` and how many signals (allowed or not) each leg found holding
+        the query's terms: by title, by passage (0 when more than ``CONTAINED_MAX_SOURCES``)."""
         terms = query_terms(text)
         if not terms:
-            return [], []
+            return [], [], (0, 0)
         by_title = self._title_holders(terms)
         passages = self._passage_holders(terms)
         titled = [key for key in by_title if len(self._allowed_rows(key, mask))]
@@ -505,7 +519,7 @@ class SearchIndex:
             allowed = self._allowed_rows(key, mask)
             if len(allowed) and len(in_passage) < CONTAINED_TOP:
                 in_passage.append(self._nearest(key, allowed, span))
-        return located, in_passage
+        return located, in_passage, (len(by_title), len(passages))
 
     def _title_holders(self, terms: list[str]) -> list[int]:
         """Keys of the signals whose title holds every term, by BM25; none when more than
@@ -713,7 +727,7 @@ class SearchIndex:
         mask = self.mask(filters)
         allowed = self.size if mask is None else int(np.count_nonzero(mask))
         depth = max(MIN_DEPTH, 2 * request.limit)
-        contained: tuple[list[int], list[int]] | None = None
+        contained: tuple[list[int], list[int], tuple[int, int]] | None = None
         while True:
             scores: dict[int, float] = {}
             exhausted = True
@@ -743,14 +757,27 @@ class SearchIndex:
                         scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
                 if "source" in request.legs:
                     if contained is None:
-                        contained = self.contained_legs(text, mask)
+                        contained = self.contained_holders(text, mask)
                     floors = request.floors or (
                         CONTAINED_FLOORS["title"],
                         CONTAINED_FLOORS["passage"],
                     )
-                    for ranked, floor in zip(contained, floors, strict=True):
+                    lifted, holders = contained[:2], contained[2]
+                    if request.unique_floors is not None:
+                        floors = tuple(  # type: ignore[assignment]
+                            unique if count == 1 else floor
+                            for floor, unique, count in zip(
+                                floors, request.unique_floors, holders, strict=True
+                            )
+                        )
+                    at_rank = 0.0
+                    if request.lift_rank is not None and len(scores) >= request.lift_rank:
+                        ordered = np.fromiter(scores.values(), dtype=np.float64)
+                        kth = -np.partition(-ordered, request.lift_rank - 1)[request.lift_rank - 1]
+                        at_rank = float(np.nextafter(kth, np.inf))
+                    for ranked, floor in zip(lifted, floors, strict=True):
                         for rank, row in enumerate(ranked, start=1):
-                            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank))
+                            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank), at_rank)
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits

@@ -58,6 +58,11 @@ DEPTH = max(MIN_DEPTH, 4 * LIMIT * max(1, 3 - API_DIVERSITY_CAP))
 # executor runs with only these two legs and with its index's ``title_field`` off
 # (``text_only``). ``ours-shipped`` times the full function beside it, for its cost only.
 FAIR_LEGS = ("lexical", "dense")
+# The race's function with the source legs (issue 30) beside it: a unit of a signal whose title,
+# or one of whose passages, holds every term of the query is lifted to a floor score. LanceDB
+# and the bare loop have no such legs; ``ours-sources`` is measured against an exact reference
+# of this function (``exact.json``'s ``cap-sources``), the others as before.
+SOURCE_LEGS = (*FAIR_LEGS, "source")
 
 
 def text_only(index: SearchIndex) -> SearchIndex:
@@ -88,7 +93,8 @@ def search_filters(spec: FilterSpec) -> SearchFilters:
 class Ours:
     """``SearchIndex.search`` as the API calls it (minus the thread hop). By default the race's
     function (``FAIR_LEGS``, title field off); ``shipped=True``: all three legs and the title
-    field, as ``aimi serve`` runs it."""
+    field, as ``aimi serve`` runs it; ``legs``: the race's function with other legs (e.g.
+    ``SOURCE_LEGS``), title field off."""
 
     def __init__(
         self,
@@ -96,10 +102,12 @@ class Ours:
         *,
         diversity_cap: int = API_DIVERSITY_CAP,
         shipped: bool = False,
+        legs: tuple[str, ...] = FAIR_LEGS,
     ) -> None:
         self.index = index if shipped else text_only(index)
         self.diversity_cap = diversity_cap
         self.shipped = shipped
+        self.legs = legs
 
     def prepare(self, spec: FilterSpec) -> SearchFilters:
         return search_filters(spec)
@@ -112,8 +120,8 @@ class Ours:
             limit=LIMIT,
             diversity_cap=self.diversity_cap,
         )
-        if not self.shipped:  # shipped: SearchRequest's default legs, all three
-            request = replace(request, legs=FAIR_LEGS)
+        if not self.shipped:  # shipped: SearchRequest's default legs, all four
+            request = replace(request, legs=self.legs)
         return [hit.row for hit in self.index.search(request)]
 
 

@@ -15,7 +15,10 @@ loop, ``lance-build`` and ``time`` for every LanceDB index in ``--lance``. ``tim
 thread of ours; it records each call's latency, the first pass's rows, the dense leg's rows
 (for vector recall) and the resident memory. ``ours`` (and the exact reference) compute the
 race's function, unit-text BM25 + dense, RRF (``engines.FAIR_LEGS``); ``ours-shipped`` is the
-executor as served (title field and title-match leg), timed for its cost only. ``report``
+executor as served (title field, title-match leg and source legs), timed for its cost only;
+``ours-sources`` the race's function with the source legs beside it (``engines.SOURCE_LEGS``),
+its recall counted against an exact reference of that function (issue 30). ``prepare`` gives
+the synthetic signals whole sources (``corpus.perturbed_sources``). ``report``
 also picks each engine's fastest config with R@10 ≥ ``MATCHED_RECALL`` and gives R@10 with
 near-duplicates counted once. Ours and the bare loop run with one BLAS thread,
 as ``aimi serve`` does; a suffix ``@npN`` sets their nprobe instead of the manifest's (e.g.
@@ -47,6 +50,7 @@ from corpus import (
     filter_specs,
     load_source,
     perturbed_corpus,
+    perturbed_sources,
     query_texts,
     save_json,
 )
@@ -117,6 +121,7 @@ def prepare(source_dir: Path, work: Path, size: int) -> None:
         folder / "corpus_vectors.npy", mode="w+", dtype=np.float32, shape=(size, 384)
     )
     frame = perturbed_corpus(source, size, corpus_vectors)
+    whole = perturbed_sources(source, frame)
     generated = time.perf_counter() - started
     print(f"generated {size} units in {generated:.1f} s")
     values = choose_filter_values(source)
@@ -124,7 +129,13 @@ def prepare(source_dir: Path, work: Path, size: int) -> None:
 
     def write_files(path: Path) -> Mapping[str, Any]:
         begun = time.perf_counter()
-        params = build_search_files(path, frame, corpus_vectors)
+        params = build_search_files(
+            path,
+            frame,
+            corpus_vectors,
+            sources=None if whole is None else whole.sources,
+            unit_spans=None if whole is None else whole.unit_spans,
+        )
         timings["search_files_s"] = time.perf_counter() - begun
         return {"search": params}
 
@@ -158,7 +169,7 @@ def prepare(source_dir: Path, work: Path, size: int) -> None:
 def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, float]]:
     """The engine and its open time; imports happen before the memory baseline."""
 
-    from engines import LANCE_CONFIGS, BareLoop, Lance, Ours, lance_dir
+    from engines import FAIR_LEGS, LANCE_CONFIGS, SOURCE_LEGS, BareLoop, Lance, Ours, lance_dir
 
     from serving.search import SearchIndex
     from warehouse.snapshot import open_snapshot
@@ -179,7 +190,7 @@ def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, flo
     baseline = _memory()
     started = time.perf_counter()
     opened_engine: Any
-    if engine in ("ours", "ours-nocap", "ours-shipped"):
+    if engine in ("ours", "ours-nocap", "ours-shipped", "ours-sources"):
         opened = open_snapshot(folder)
         index = SearchIndex(opened, opened.manifest.as_of)
         if nprobe is not None and index.ivf is not None:
@@ -188,6 +199,7 @@ def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, flo
             index,
             diversity_cap=10 if engine == "ours-nocap" else 2,
             shipped=engine == "ours-shipped",
+            legs=SOURCE_LEGS if engine == "ours-sources" else FAIR_LEGS,
         )
     elif engine == "bare":
         units = pl.read_parquet(
@@ -282,6 +294,7 @@ def exact(work: Path, size: int) -> None:
         FAIR_LEGS,
         LIMIT,
         NO_CAP,
+        SOURCE_LEGS,
         ExactIndex,
         search_filters,
     )
@@ -301,13 +314,19 @@ def exact(work: Path, size: int) -> None:
             "allowed": size if mask is None else int(mask.sum()),
             "cap": [],
             "nocap": [],
+            "cap-sources": [],
             "dense": [],
         }
+        runs = (
+            ("cap", API_DIVERSITY_CAP, FAIR_LEGS),
+            ("nocap", NO_CAP, FAIR_LEGS),
+            ("cap-sources", API_DIVERSITY_CAP, SOURCE_LEGS),
+        )
         for text, vector in zip(texts, vectors, strict=True):
             index.forget()
-            for key, cap in (("cap", API_DIVERSITY_CAP), ("nocap", NO_CAP)):
+            for key, cap, legs in runs:
                 request = SearchRequest(
-                    vector, text, filters, limit=LIMIT, diversity_cap=cap, legs=FAIR_LEGS
+                    vector, text, filters, limit=LIMIT, diversity_cap=cap, legs=legs
                 )
                 entry[key].append([hit.row for hit in index.search(request)])
             entry["dense"].append(index.dense_leg(vector, mask, DEPTH)[0])
@@ -445,14 +464,20 @@ def _recall(found: list[list[int]], reference: list[list[int]]) -> float:
 
 
 def _reference_key(name: str) -> str:
-    """Ours is compared with the capped reference (cap 2, as the API), the others (and
+    """Ours is compared with the capped reference (cap 2, as the API), ``ours-sources`` with
+    the capped reference of its own function (the source legs too), the others (and
     ``ours-nocap``) with the uncapped one."""
-    return "cap" if name.split("@")[0] in ("ours", "ours-shipped") else "nocap"
+    engine = name.split("@")[0]
+    if engine == "ours-sources":
+        return "cap-sources"
+    return "cap" if engine in ("ours", "ours-shipped") else "nocap"
 
 
 def _family(name: str) -> str:
     if name.startswith("lance_"):
         return "LanceDB"
+    if name.startswith("ours-sources"):
+        return "ours-sources"
     return "ours" if name.startswith("ours") else "bare"
 
 
@@ -469,7 +494,7 @@ def _matched(summary: dict[str, dict[str, float]]) -> None:
     print(f"\nAt matched recall (fastest config with R@10 ≥ {MATCHED_RECALL} over all sets):\n")
     print("| engine | config | R@10 all sets | R@10 no filter | p50 no filter | p50 filtered |")
     print("|---|---|---|---|---|---|")
-    for family in ("ours", "bare", "LanceDB"):
+    for family in ("ours", "ours-sources", "bare", "LanceDB"):
         if family in best:
             row = summary[best[family]]
             print(
@@ -479,10 +504,12 @@ def _matched(summary: dict[str, dict[str, float]]) -> None:
         else:
             print(f"| {family} | none reached {MATCHED_RECALL} | | | | |")
     pairs = []
-    if "ours" in best and "LanceDB" in best:
-        pairs.append(("matched recall", best["ours"], best["LanceDB"]))
-    if "ours" in best and "lance_ivf_pq-default" in summary:
-        pairs.append(("LanceDB default (IVF_PQ)", best["ours"], "lance_ivf_pq-default"))
+    for family in ("ours", "ours-sources"):
+        if family in best and "LanceDB" in best:
+            pairs.append(("matched recall", best[family], best["LanceDB"]))
+    for family in ("ours", "ours-sources"):
+        if family in best and "lance_ivf_pq-default" in summary:
+            pairs.append(("LanceDB default (IVF_PQ)", best[family], "lance_ivf_pq-default"))
     for label, ours, lance in pairs:
         a, b = summary[ours], summary[lance]
         print(
@@ -664,7 +691,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--engines",
-        default="ours,ours-shipped,ours-nocap,bare",
+        default="ours,ours-sources,ours-shipped,ours-nocap,bare",
         help="all: our and bare-loop variants to time, comma-separated",
     )
     parser.add_argument(

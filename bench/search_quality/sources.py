@@ -76,8 +76,9 @@ PARTIAL = Path(__file__).resolve().parent / "partial_queries.json"
 DEFAULT_DATA_DIR = "/tmp/ainews-full"
 DEFAULT_CACHE = "/tmp/aimi-sources-bench"
 DEPTH = 100
-# a system: its legs and the source legs' floors (title, passage; None: the shipped ones)
-Variant = tuple[tuple[str, ...], tuple[float, float] | None]
+# a system: its legs and the source legs' floors (title, passage; None: the shipped ones),
+# optionally followed by each leg's floor when it found exactly one signal (title, passage)
+Variant = tuple[tuple[str, ...], tuple[float, ...] | None]
 RESAMPLES = 10_000
 KINDS = {
     "exact": "the exact title",
@@ -212,13 +213,15 @@ class Peers:
 # -- our executor --------------------------------------------------------------------------
 
 
-def variants(floors: Sequence[tuple[float, float]]) -> dict[str, Variant]:
+def variants(floors: Sequence[tuple[float, ...]]) -> dict[str, Variant]:
     out: dict[str, Variant] = {"today": (("lexical", "dense", "title"), None)}
-    for title, passage in floors:
-        out[f"source {title:g}/{passage:g}"] = (
-            ("lexical", "dense", "title", "source"),
-            (title, passage),
-        )
+    for pair in floors:
+        name = f"source {pair[0]:g}/{pair[1]:g}"
+        if len(pair) == 4:
+            name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
+        if len(pair) == 3:
+            name += f" (at least rank {pair[2]:g})"
+        out[name] = (("lexical", "dense", "title", "source"), tuple(pair))
     out["source legs alone"] = (("source",), None)
     return out
 
@@ -226,7 +229,7 @@ def variants(floors: Sequence[tuple[float, float]]) -> dict[str, Variant]:
 def ranked_units(
     index: SearchIndex,
     legs: tuple[str, ...],
-    floors: tuple[float, float] | None,
+    floors: tuple[float, ...] | None,
     query: str,
     vector: np.ndarray,
     limit: int = K,
@@ -240,7 +243,9 @@ def ranked_units(
             limit=limit,
             diversity_cap=DIVERSITY_CAP,
             legs=legs,
-            floors=floors,
+            floors=None if floors is None else (floors[0], floors[1]),
+            unique_floors=None if floors is None or len(floors) < 4 else (floors[2], floors[3]),
+            lift_rank=None if floors is None or len(floors) != 3 else int(floors[2]),
         )
     )
     return [hit.row for hit in hits], 1000 * (time.perf_counter() - started)
@@ -288,7 +293,9 @@ def main() -> None:
     parser.add_argument(
         "--floors",
         default="1.5:1.5,1.7:1.5,2:2",
-        help="source-leg floors to compare, title:passage, comma-separated",
+        help="source-leg floors to compare, title:passage[:one-title:one-passage] (the last "
+        "two: the floors when a leg found exactly one signal; or title:passage:rank, a lifted unit "
+        "scoring at least the rank-th fused score), comma-separated",
     )
     parser.add_argument("--per-query", type=Path, help="write per-query hits as JSON (no text)")
     parser.add_argument(
@@ -361,7 +368,7 @@ def main() -> None:
     if args.embed_only:
         return
 
-    floors = [(float(t), float(p)) for t, p in (pair.split(":") for pair in args.floors.split(","))]
+    floors = [tuple(float(f) for f in pair.split(":")) for pair in args.floors.split(",")]
     systems = variants(floors)
     timings: dict[str, list[float]] = {name: [] for name in systems}
     hits: dict[str, dict[str, dict[str, list[float]]]] = {}  # set -> kind -> system -> 0/1

@@ -18,6 +18,7 @@ from analytics.themes import AXES, THEME_LABELS
 from serving import models
 from serving.app import create_app
 from serving.openapi import DOCS_ASSETS, DOCS_ASSETS_URL, EXAMPLES, OPENAPI_TAGS
+from tests.serving.conftest import Corpus
 from warehouse.settings import Settings
 
 OPERATION_IDS = {
@@ -226,3 +227,25 @@ def test_vendored_docs_assets_carry_their_licences() -> None:
         assert (DOCS_ASSETS / ui / "LICENSE").read_text(encoding="utf-8").strip()
     assert "Apache License" in (DOCS_ASSETS / "swagger-ui" / "LICENSE").read_text(encoding="utf-8")
     assert "MIT" in (DOCS_ASSETS / "redoc" / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_search_documents_phrases_in_double_quotes(spec: dict[str, Any]) -> None:
+    (q,) = [p for p in spec["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q"]
+    assert "double quotes are a phrase" in q["description"]
+
+
+def test_a_quoted_phrase_over_http_answers_only_signals_holding_it(
+    client: TestClient, corpus: Corpus
+) -> None:
+    """The same words in a title's order, quoted, find that title's signal; reversed and
+    quoted, no signal holds them and nothing answers, though unquoted they still rank."""
+    titles = dict(corpus.served.select("signal_id", "title").iter_rows())
+    signal_id, title = next((s, t) for s, t in titles.items() if len(t.split()) >= 3)
+    words = title.split()[:3]
+    forward = client.get("/v1/search", params={"q": '"' + " ".join(words) + '"', "limit": 20})
+    assert forward.status_code == 200
+    found = {hit["citation"]["signal_id"] for hit in forward.json()["results"]}
+    assert found == {signal_id}  # no other signal holds those words in that order
+    backward = " ".join(reversed(words))
+    assert client.get("/v1/search", params={"q": f'"{backward}"'}).json()["results"] == []
+    assert client.get("/v1/search", params={"q": backward}).json()["results"]

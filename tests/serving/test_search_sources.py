@@ -9,6 +9,7 @@ nothing of the sources)."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -418,3 +419,51 @@ def test_demo_filters_caps_copies_and_limits_hold_with_the_source_legs(
         shorter = index.search(_request(query, vector, filters=search_filters, limit=4))
         assert [h.row for h in shorter] == [h.row for h in hits[:4]]
     assert lifted_any  # the legs spoke under the filter
+
+
+# -- the evaluation options (bench/search_quality/sources.py compares rules with them) ------
+
+
+def test_contained_holders_counts_the_signals_each_leg_found(index: SearchIndex) -> None:
+    titled, in_passage, holders = index.contained_holders(PHRASE, None)
+    assert (titled, in_passage) == index.contained_legs(PHRASE, None)
+    # the phrase's words are in one passage of s_long and in s_scrambled's one sentence
+    assert holders[1] == len(in_passage) == 2
+    assert index.contained_holders("bond yields moved", None)[2][1] == 0  # too many: silent
+    assert index.contained_holders("quarterly outlook", None)[2] == (1, 0)
+
+
+def test_a_floor_for_a_leg_that_found_one_signal_applies_to_it_alone(index: SearchIndex) -> None:
+    query = "analysts debate tariffs pensions rainfall vineyards"  # one passage of one signal
+    (lifted,) = index.contained_holders(query, None)[1]
+    vector = vector_of(query)
+
+    def score_of(request: SearchRequest) -> float:
+        return next(hit.score for hit in index.search(request) if hit.row == lifted)
+
+    base = SearchRequest(query_vector=vector, query_text=query, diversity_cap=100)
+    shipped = score_of(base)
+    assert shipped == pytest.approx(CONTAINED_FLOORS["passage"] / (RRF_K + 1))
+    raised = score_of(replace(base, unique_floors=(1.0, 9.0)))
+    assert raised == pytest.approx(9.0 / (RRF_K + 1))
+    # the phrase names two signals: the one-signal floor leaves it alone
+    two = SearchRequest(query_vector=vector_of(PHRASE), query_text=PHRASE, diversity_cap=100)
+    assert [(h.row, h.score) for h in index.search(two)] == [
+        (h.row, h.score) for h in index.search(replace(two, unique_floors=(9.0, 9.0)))
+    ]
+
+
+def test_a_lift_rank_puts_a_lifted_unit_above_the_fused_list_at_that_rank(
+    index: SearchIndex,
+) -> None:
+    query = "appendices glossaries footnotes errata"
+    titled, in_passage = index.contained_legs(query, None)
+    lifted = set(titled + in_passage)
+    assert lifted
+    base = SearchRequest(
+        query_vector=vector_of(query), query_text=query, diversity_cap=100, limit=20
+    )
+    fused = index.search(replace(base, legs=("lexical", "dense", "title")))
+    first = index.search(replace(base, lift_rank=1))
+    assert {h.row for h in first[: len(lifted)]} == lifted
+    assert all(h.score > fused[0].score for h in first[: len(lifted)])

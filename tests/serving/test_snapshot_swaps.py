@@ -4,20 +4,24 @@ corrupted publish that is refused, and the polling thread itself."""
 from __future__ import annotations
 
 import logging
+import shutil
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from pipelines.publishing import stage_served
+from pipelines.publishing import SearchInput, publish_served, stage_served
 from serving.app import create_app
 from serving.models import ErrorBody, Health, SignalList
 from serving.static.mount import mount_site
 from serving.store import RETRY_AFTER_SECONDS, SnapshotStore, release_freed_memory
 from tests.serving.conftest import AS_OF, DEV_KEY, Corpus, make_settings, publish, search_input
 from warehouse.paths import DataDir
+from warehouse.search_index import PASSAGES_DIR, SOURCES_DIR, SPANS_FILE
 from warehouse.snapshot import add_files, switch_current
 
 SPECIAL = ("signals", "units", "search_units")
@@ -116,6 +120,73 @@ def test_a_corrupted_snapshot_is_refused_once_and_the_old_one_keeps_serving(
     assert store.refresh() is not old
     assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == good_id
     assert len(fresh_client.get("/v1/signals?limit=50").json()["signals"]) == 22
+
+
+@dataclass(frozen=True)
+class SearchBeforeWholeSources(SearchInput):
+    """The search files as a snapshot published before issue 30 has them: no index of whole
+    sources (``sources/``, ``passages/``, ``spans.npy``) and no ``sources`` in the manifest."""
+
+    def write(self, folder: Path) -> dict[str, Any]:
+        written = super().write(folder)
+        for name in (SOURCES_DIR, PASSAGES_DIR):
+            shutil.rmtree(folder / name)
+        (folder / SPANS_FILE).unlink()
+        del written["search"]["sources"]
+        return written
+
+    def in_unit_id_order(self) -> SearchInput:
+        ordered = super().in_unit_id_order()
+        return SearchBeforeWholeSources(
+            ordered.units, ordered.vectors, ordered.sources, ordered.unit_spans
+        )
+
+
+def test_a_snapshot_without_the_whole_source_index_is_refused_with_how_to_rebuild(
+    fresh_client: TestClient,
+    fresh_root: Path,
+    corpus: Corpus,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An older build's snapshot (its search files lack the index of whole sources) is not
+    served: the API logs once why and what to run, and keeps the snapshot it serves, search
+    included."""
+    store = store_of(fresh_client)
+    old = store.current
+    assert old is not None
+    query = "/v1/search?q=" + corpus.tables["signals"]["title"][0]
+    before = fresh_client.get(query)
+    assert before.status_code == 200 and before.json()["results"]
+
+    tables = corpus.extended
+    plain = search_input(tables["search_units"])
+    stale = publish_served(
+        DataDir(fresh_root),
+        tables["signals"],
+        tables["units"],
+        extra_tables={n: f for n, f in tables.items() if n not in SPECIAL},
+        as_of=AS_OF,
+        built_at=datetime.now(UTC),
+        search=SearchBeforeWholeSources(plain.units, plain.vectors),
+    ).snapshot.snapshot_id
+    assert not (DataDir(fresh_root).snapshots / stale / SOURCES_DIR).exists()
+    with caplog.at_level(logging.INFO, logger="aimi.serving"):
+        for _ in range(2):
+            assert store.refresh() is old
+    refusals = [
+        r for r in caplog.records if r.name == "aimi.serving" and r.levelno >= logging.ERROR
+    ]
+    assert len(refusals) == 1
+    line = refusals[0].getMessage()
+    assert stale in line and old.snapshot_id in line
+    assert "no index of whole sources" in line and "`aimi build`" in line
+    assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == old.snapshot_id
+    assert fresh_client.get(query).json()["results"] == before.json()["results"]
+
+    # a rebuild (a publish with the index) is taken up as usual
+    good = publish(fresh_root, tables)
+    assert store.refresh() is not old
+    assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == good
 
 
 def test_the_api_verifies_the_site_only_when_it_serves_it(tmp_path: Path, corpus: Corpus) -> None:
