@@ -313,7 +313,7 @@ def _is_fragment(sentence: Sentence) -> bool:
     first = text[:1]
     if first.islower() and not text[1:2].isupper():  # "and then..." but not "iPhone"
         return True
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     if letters < 0.5 * len(text.replace(" ", "")):
         return True
     return not _TERMINAL.search(text) and not sentence.list_item and len(text.split()) < 8

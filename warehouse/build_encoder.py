@@ -6,10 +6,12 @@ chosen by ``AIMI_BUILD_ENCODER``.
 over the fp32 export: what a build stores (unit vectors, and the similarities that decide
 segment boundaries, central statements and theme labels) must stay what the torch encoder
 published, and fp32 agrees with it to ~1e-6 per coordinate (tested, docs/benchmarks.md), where
-int8 moves cosines by up to 0.03. Texts are sorted by token length and padded per batch; the
-session runs on as many threads as the process may use (``AIMI_BUILD_THREADS``), idle threads
-sleeping rather than spinning. The file is exported into ``AIMI_MODEL_CACHE`` when missing or
-stale (torch is imported then, once); after that a build never imports torch.
+int8 moves cosines by up to 0.03. Texts are sorted by token length and run in batches of one
+length (no padding, so a vector depends on its text alone); the batches run on one intra-op
+thread each, as many at a time as the process may use cores (``AIMI_BUILD_THREADS``), which
+costs less CPU than sharing each batch between threads and gives the same bits. The file is
+exported into ``AIMI_MODEL_CACHE`` when missing or stale (torch is imported then, once); after
+that a build never imports torch.
 
 ``torch`` is the fallback: the forward pass of ``warehouse.embeddings``, for a machine where the
 ONNX file cannot be made.
@@ -144,7 +146,10 @@ def _load_onnx(cache_dir: Path, threads: int, precision: Precision) -> BuildEnco
             # every text runs alone: one intra-op thread per run, ``threads`` runs at a time
             encoder = OnnxEncoder(path, threads=1, spinning=False, concurrent_runs=threads)
         else:
-            encoder = OnnxEncoder(path, threads=threads, spinning=False, exact_lengths=True)
+            # runs of one length each, one intra-op thread a run, ``threads`` runs at a time
+            encoder = OnnxEncoder(
+                path, threads=1, spinning=False, exact_lengths=True, concurrent_runs=threads
+            )
     except Exception as exc:
         fallback = (
             "AIMI_BUILD_ENCODER=torch builds with the torch encoder instead (the same vectors, "

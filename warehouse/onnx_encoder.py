@@ -13,6 +13,7 @@ tokens, right-padded), output ``sentence_embedding`` (float32, batch × 384).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -432,9 +433,14 @@ class OnnxEncoder:
         spinning thread takes a core that another process wanted). ``exact_lengths`` (the
         build's choice) makes a text's vector independent of the call it came in: see
         ``exact_length_runs``. ``concurrent_runs`` above 1 runs an int8 file's texts (each
-        alone) that many at a time from Python threads: one text's run is too small for
-        intra-op threads to share (measured in the demo build: 76.8 s of wall for 75.6 s of
-        CPU on two threads), several runs at once fill the cores."""
+        alone), or an ``exact_lengths`` encoder's runs, that many at a time from Python threads
+        (give them ``threads=1``): one text's run is too small for intra-op threads to share
+        (measured in the demo build: 76.8 s of wall for 75.6 s of CPU on two threads), and
+        runs of one length need no thread to wait for another between operators, so several
+        at once fill the cores (fp32 on 2,000 demo units: 9.0 s of CPU against 11.3 s on two
+        intra-op threads, the same bits; docs/benchmarks.md). A vector does not depend on it:
+        an int8 text runs alone either way, and an exact-length run's rows come out the same
+        on any thread count."""
         import onnxruntime as ort
 
         folder = folder or model_dir()
@@ -446,7 +452,7 @@ class OnnxEncoder:
         self.runs_alone = self.precision == "int8"
         self.batch_size = 1 if self.runs_alone else batch_size
         self.exact_lengths = exact_lengths and not self.runs_alone
-        self.concurrent_runs = concurrent_runs if self.runs_alone else 1
+        self.concurrent_runs = concurrent_runs if self.runs_alone or self.exact_lengths else 1
         self._tokenizer = load_tokenizer(folder, self.max_seq_length)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
@@ -477,7 +483,7 @@ class OnnxEncoder:
             ids = np.asarray([self._tokenizer.encode(texts[0]).ids], dtype=np.int64)
             return self._run(ids, np.ones_like(ids))
         encodings = self._tokenizer.encode_batch(list(texts))
-        if self.concurrent_runs > 1:
+        if self.concurrent_runs > 1 and self.runs_alone:
             return self._run_concurrently(encodings, progress=progress, label=label)
         lengths = [len(enc.ids) for enc in encodings]
         # longest first and stable, as MiniLM batches: results do not depend on the order
@@ -496,13 +502,9 @@ class OnnxEncoder:
                 (start, min(start + self.batch_size, len(texts)))
                 for start in range(0, len(texts), self.batch_size)
             ]
-        runs: Iterable[tuple[int, int]] = groups
-        if progress and len(groups) >= PROGRESS_MIN_BATCHES:
-            from tqdm import tqdm
 
-            runs = tqdm(groups, desc=label, unit="batch")
-        for start, end in runs:
-            chosen = order[start:end]
+        def run(group: tuple[int, int]) -> tuple[list[int], FloatMatrix]:
+            chosen = order[group[0] : group[1]]
             # one row runs on ONNX Runtime's matrix-vector path, whose sums differ in the last
             # bit from the matrix-matrix path of every larger batch: run it twice in one batch
             rows = chosen * 2 if self.exact_lengths and len(chosen) == 1 else chosen
@@ -512,7 +514,23 @@ class OnnxEncoder:
             for row, index in enumerate(rows):
                 input_ids[row, : lengths[index]] = encodings[index].ids
                 mask[row, : lengths[index]] = 1
-            out[chosen] = self._run(input_ids, mask)[: len(chosen)]
+            return chosen, self._run(input_ids, mask)[: len(chosen)]
+
+        with contextlib.ExitStack() as stack:
+            done: Iterable[tuple[list[int], FloatMatrix]]
+            if self.concurrent_runs > 1 and len(groups) > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool = stack.enter_context(ThreadPoolExecutor(max_workers=self.concurrent_runs))
+                done = pool.map(run, groups)
+            else:
+                done = map(run, groups)
+            if progress and len(groups) >= PROGRESS_MIN_BATCHES:
+                from tqdm import tqdm
+
+                done = tqdm(done, total=len(groups), desc=label, unit="batch")
+            for chosen, vectors in done:
+                out[chosen] = vectors
         return out
 
     def _run_concurrently(

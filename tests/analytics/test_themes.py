@@ -3,6 +3,7 @@ taxonomy file (its loader's checks are in tests/warehouse/test_themes.py)."""
 
 from __future__ import annotations
 
+import random
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,11 +19,13 @@ from analytics.themes import (
     SHORTHANDS,
     THEME_LABELS,
     THEME_TAGS,
+    KeywordIndex,
     TaggingParams,
     Theme,
     ThemeScores,
     ThemeTaxonomy,
     UnknownTheme,
+    first_chars,
     keyword_evidence,
     labels_from_scores,
     resolve_theme,
@@ -455,3 +458,71 @@ def test_demo_corpus_planted_shift_is_visible(demo_data_dir: DataDir) -> None:
     before, recent = range(0, 8), range(8, 12)
     assert share("Regulatory & Legal", recent) >= 1.5 * share("Regulatory & Legal", before)
     assert share("Capital & Investment", recent) < share("Capital & Investment", before)
+
+
+# --- the keyword scan's dispatch on first characters ---------------------------------------------
+
+
+def _finditer_terms(index: KeywordIndex, text: str) -> set[int]:
+    """What the one combined pattern finds: the reference ``terms_in`` must equal."""
+    return {int(m.lastgroup[1:]) for m in index.pattern.finditer(text) if m.lastgroup}
+
+
+def _vary(char: str, rng: random.Random) -> str:
+    """``char``, or its upper case, or a non-ASCII letter that folds to it (s, k)."""
+    draw = rng.random()
+    if draw < 0.05 and char in "sk":
+        return {"s": "\u017f", "k": "\u212a"}[char]
+    return char.upper() if draw < 0.2 else char
+
+
+def test_first_chars_of_fragments() -> None:
+    assert first_chars("data ?cent(?:er|re)s?") == frozenset("d")
+    assert first_chars("Gpus?") == frozenset("g")
+    assert first_chars(r"mi\d{3}x?") == frozenset("m")
+    assert first_chars("(?:pre-)?train(?:ing|ed)") == frozenset("pt")
+    assert first_chars(r"\d+ ?gw") == frozenset("0123456789")
+    assert first_chars("[a-c]i|xo") == frozenset("abcx")
+    # not known: it may start anywhere, with a non-ASCII letter, or match nothing
+    assert first_chars(".ai") is None
+    assert first_chars(r"[^x]y") is None
+    assert first_chars(r"\s?x") is None
+    assert first_chars("éclair") is None
+    assert first_chars("s?") is None
+    assert first_chars("(?-i:AI)") is None
+
+
+def test_terms_in_finds_what_the_combined_pattern_finds(taxonomy: ThemeTaxonomy) -> None:
+    index = taxonomy.keyword_index
+    assert index.by_first is not None  # the production taxonomy takes the fast path
+    terms = [p for theme in taxonomy.themes for p, _ in theme.keywords]
+    # words made of the terms' own letters, upper and lower case, joined by separators the
+    # word boundaries hinge on, and non-ASCII letters case folding maps onto ASCII ones
+    # (KELVIN SIGN is k, LONG S is s): every one of those texts scanned both ways
+    words = [re.sub(r"[^a-z0-9 -]", "", t) for t in terms] + ["gridlock", "data-driven", "ai"]
+    seps = [" ", "-", "_", "—", ", ", ".", "\n", "/", "'", "’", "(", "é", "\u212a", "\u017f", "9"]
+    rng = random.Random(33)
+    texts = [
+        "Lawsuit after lawsuit: the court fined the lab under the AI Act.",
+        "A new data centre on the grid, \u212aubernetes and GPU\u017f",
+        "",
+    ]
+    for _ in range(3000):
+        text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 10)))
+        texts.append("".join(_vary(ch, rng) for ch in text))
+    found = [index.terms_in(t) for t in texts]
+    assert found == [_finditer_terms(index, t) for t in texts]
+    assert sum(bool(f) for f in found) > 1000  # the texts do hit terms
+
+
+def test_terms_in_with_a_term_of_unknown_first_character() -> None:
+    tiny = ThemeTaxonomy(
+        (
+            Theme("value_chain", "Data", ("Data.",), ((".ai", 1.0), ("data", 1.0))),
+            Theme("market_force", "Talent & Labor", ("Hiring.",), (("hir(?:e|ing)", 1.0),)),
+        )
+    )
+    index = tiny.keyword_index
+    for text in ["Hiring at x.ai and data.ai", "Data hire", "xai", "HIRE .AI", ""]:
+        assert index.terms_in(text) == _finditer_terms(index, text)
+    assert keyword_evidence("Hiring at x.ai and data.ai", tiny).tolist() == [1.0, 1.0]

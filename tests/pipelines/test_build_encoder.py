@@ -225,14 +225,19 @@ def test_torch_is_the_fallback_by_setting(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_threads_follow_the_setting_else_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the build's threads are runs at a time, each run (of one length) on one intra-op thread
     def threads() -> int:
         memo = load_build_encoder()
         assert isinstance(memo, MemoEncoder) and isinstance(memo.encoder, OnnxEncoder)
-        return int(memo.encoder._session.get_session_options().intra_op_num_threads)
+        assert memo.encoder.precision == "fp32" and memo.encoder.exact_lengths
+        assert memo.encoder._session.get_session_options().intra_op_num_threads == 1
+        return memo.encoder.concurrent_runs
 
     assert threads() == available_cores()
     monkeypatch.setenv("AIMI_BUILD_THREADS", "1")
     assert threads() == 1
+    monkeypatch.setenv("AIMI_BUILD_THREADS", "3")
+    assert threads() == 3
 
 
 def test_a_build_on_the_onnx_encoder_never_imports_torch(

@@ -173,6 +173,18 @@ def test_a_build_vector_depends_on_its_text_alone(onnx_cache: Path, reference: F
         onnx_model_path(onnx_cache), threads=2, spinning=False, batch_size=3, exact_lengths=True
     )
     np.testing.assert_array_equal(small(texts), whole)
+    # the build's threading: runs on one intra-op thread each, several at a time
+    side_by_side = OnnxEncoder(
+        onnx_model_path(onnx_cache),
+        threads=1,
+        spinning=False,
+        batch_size=3,
+        exact_lengths=True,
+        concurrent_runs=2,
+    )
+    assert side_by_side.concurrent_runs == 2
+    np.testing.assert_array_equal(side_by_side(texts), whole)
+    np.testing.assert_array_equal(side_by_side(texts[::-1])[::-1], whole)
 
 
 @pytest.mark.slow  # two real exports from the packaged weights (torch): about 12 s of CPU
