@@ -45,16 +45,21 @@ entities, search and health):
   after), 200 admin guesses (401, then 429 past the limit, logged without the guesses); the
   load's p99 within 2x that of the same load alone for 20 s just before.
 
-Then the secrets scan: every answer the loads got and the hostile case's invalid-key flood and
-admin guesses got, every line the replicas, nginx, Redis and the CLI commands logged or printed,
-must hold none of the configured credentials.
+Then the secrets scan: every answer the loads, the quota spends (600 requests), the hostile
+case's oversized requests, invalid-key flood and admin guesses got, every line the replicas,
+nginx, Redis and the CLI commands logged or printed, must hold none of the configured
+credentials; and no non-2xx body among those answers may name a connection URL, a loopback
+address, a file path (the run's folders, or one under /tmp, /var, /home, ...), a key or a
+credential written out (arrangement.unsafe_in_answer).
 
 Each case prints one line to stdout: its verdict, requests sent, non-2xx answers by status,
 socket errors, its own checks' figures, and what the data dirs and the store hold afterwards
-(CURRENT's id, its last eight characters, and how many snapshots, with any temporary folder a
-failed step left). Exit status 0 when every case holds, 1 when one fails (the run's logs are kept
-under ``--work``), 2 when nginx or redis-server is missing. A snapshot for the builder as
-scripts/scale_test.py does (``--builder``, else the demo built once into WORK/builder).
+(CURRENT's build time and how many snapshots, with any temporary folder a failed step left),
+which is asserted (``after_checks``): no temporary folder, one snapshot named everywhere, and
+``STORE_ADDS`` snapshots more on the store. Exit status 0 when every case holds, 1 when one
+fails (the run's logs are kept under ``--work``), 2 when nginx or redis-server is missing. A
+snapshot for the builder as scripts/scale_test.py does (``--builder``, else the demo built once
+into WORK/builder).
 """
 
 from __future__ import annotations
