@@ -17,6 +17,11 @@ entities, search and health):
   succeeds), then for the replicas during the pull of that snapshot (they keep serving the
   one they have and converge once it returns). The store is cut by a TCP gate in front of
   moto (connections refused).
+- ``store-cut``: the store cut in the middle of a transfer: the builder's link once objects of
+  the snapshot it publishes are on the store but not its manifest (the publish fails cleanly,
+  both pointers unmoved, a retry succeeds), then the replicas' link once one of them has a
+  ``.pulling-*`` folder (it keeps serving, nothing half-pulled stays, all converge once the
+  store returns); the links slowed so that each cut lands inside its transfer.
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
@@ -121,6 +126,7 @@ CASES = (
     "redis",
     "replica",
     "store",
+    "store-cut",
     "tamper",
     "publish-kill",
     "disk",
@@ -205,6 +211,7 @@ STORE_ADDS = {
     "redis": 0,
     "replica": 1,
     "store": 1,
+    "store-cut": 1,
     "tamper": 2,
     "publish-kill": 2,
     "disk": 2,
@@ -505,6 +512,140 @@ def case_store(run: Run, outcome: Outcome) -> None:
         f"publish refused in {fail_seconds:.1f} s ({error[:160]!r}), retried ok; replicas cut off"
         f" {STORE_DOWN_SECONDS:.0f} s kept serving, converged {converged:.1f} s after the store"
         " returned"
+    )
+
+
+# seconds the TCP gate holds each chunk while ``store-cut`` waits for a transfer to be under way
+# (the builder's upload, the replicas' download: a 1 MiB file and a few small ones, which at
+# full speed take a few milliseconds, too short for a 0.1 s poll to cut inside)
+UPLOAD_DELAY = 0.05
+DOWNLOAD_DELAY = 0.25
+
+
+def _pulling(run: Run) -> dict[str, list[str]]:
+    """The replicas with a pull under way (a ``.pulling-*`` folder in their data dir)."""
+    found = {
+        r: [n for n in _temporary(run.parts.replica_dir(r)) if n.startswith(".pulling-")]
+        for r in run.parts.replicas
+    }
+    return {r: names for r, names in found.items() if names}
+
+
+def case_store_cut(run: Run, outcome: Outcome) -> None:
+    """The store cut in the middle of a transfer, not before it: the builder's publish (`aimi
+    snapshots rollback` of a staged snapshot) once objects of it are on the store but not its
+    manifest, then the replicas' pull of it once a ``.pulling-*`` folder is there. The links
+    are slowed (``UPLOAD_DELAY``, ``DOWNLOAD_DELAY``) so the cut lands inside the transfer."""
+    parts = run.parts
+    store = parts.store
+    builder_gate, replica_gate = parts.builder_gate, parts.replica_gate
+    assert store is not None and builder_gate is not None and replica_gate is not None
+    old = current_snapshot_id(run.builder)
+    new = run.stage_copy()
+    prefix = store.url.key("snapshots", new) + "/"
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(1)
+        note("store-cut: the builder's publish, cut during its upload")
+        builder_gate.delay = UPLOAD_DELAY
+        publish = subprocess.Popen(
+            [str(AIMI), "snapshots", "rollback", new],
+            env=parts.builder_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+        def uploading() -> bool:
+            if publish.poll() is not None:
+                return True
+            listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+            return bool(listed.get("KeyCount", 0)) and store.manifest_bytes(new) is None
+
+        closed = False
+        try:
+            arrangement.wait_until("the publish to be uploading", uploading, 120)
+            listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+            objects = int(listed.get("KeyCount", 0))
+            mid = publish.poll() is None and store.manifest_bytes(new) is None
+            builder_gate.close()
+            closed = True
+            out, err = publish.communicate(timeout=BUILD_LIMIT)
+        finally:
+            if publish.poll() is None:
+                publish.kill()
+                publish.wait()
+            builder_gate.delay = 0.0
+            if closed:
+                builder_gate.open()
+        run.outputs += [out, err]
+        error = _last_line(err)
+        outcome.check(f"the cut landed in the upload ({objects} objects stored, no manifest)", mid)
+        outcome.check("the publish cut mid-upload failed", publish.returncode != 0)
+        outcome.check(
+            f"its error says it was not published ({error[:120]!r})", "not rolled back" in error
+        )
+        outcome.check("its output holds no traceback", "Traceback" not in out + err)
+        outcome.check("the store's pointer did not move", store.current_id() == old)
+        outcome.check("the local pointer did not move", current_snapshot_id(run.builder) == old)
+        outcome.check(
+            "the replicas kept serving their snapshot",
+            all(ids == {old} for ids in run.serving().values()),
+        )
+        note("store-cut: published again; the replicas' pull cut during its download")
+        replica_gate.delay = DOWNLOAD_DELAY
+        began = time.monotonic()
+        retried = run.publish(new)
+        retry_took = time.monotonic() - began
+        outcome.check(
+            f"the retry succeeded ({_last_line(retried.stderr)[:160]})", retried.returncode == 0
+        )
+        outcome.check("the store names the new snapshot", store.current_id() == new)
+        pulling: dict[str, list[str]] = {}
+        serving_new: list[str] = []
+        cut = False
+        try:
+            arrangement.wait_until(
+                "a replica to be pulling",
+                lambda: bool(pulling.update(_pulling(run)) or pulling),
+                CONVERGE_LIMIT,
+            )
+            serving_new = [r for r, ids in run.serving().items() if new in ids]
+            replica_gate.close()
+            cut = True
+        finally:
+            replica_gate.delay = 0.0
+        outcome.check(
+            f"the cut landed in a download ({pulling}; serving the new one then: {serving_new})",
+            bool(pulling) and not set(pulling) & set(serving_new),
+        )
+        time.sleep(STORE_DOWN_SECONDS)
+        kept = run.serving()
+        cut_off = {r: kept[r] for r in pulling}
+        outcome.check(
+            f"a replica cut mid-pull kept serving its snapshot ({cut_off})",
+            all(ids == {old} for ids in cut_off.values()),
+        )
+        left: dict[str, list[str]] = {}
+        for r in run.parts.replicas:
+            data = DataDir(run.parts.replica_dir(r))
+            with file_lock(data.root / ".pull.lock"):
+                half = _half_written(data)
+            if half:
+                left[r] = half
+        outcome.check(f"nothing half-pulled left ({left})", not left)
+        note("store-cut: reachable again")
+        if cut:
+            replica_gate.open()
+        converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures.append(
+        f"upload cut with {objects} objects stored: refused ({error[:160]!r}), both pointers "
+        f"unmoved, retried ok in {retry_took:.1f} s; download cut on "
+        f"{', '.join(f'{r} ({n[0]})' for r, n in pulling.items()) or 'no replica'}, kept serving "
+        f"{STORE_DOWN_SECONDS:.0f} s, nothing half-pulled, converged {converged:.1f} s after the "
+        "store returned"
     )
 
 
@@ -1057,13 +1198,15 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
                 gate.delay = 0.0
             took = time.monotonic() - began
             run.outputs.append(log.read_text(errors="replace"))
+            # the snapshot the killed build staged (None when it staged none)
             staged = staged_snapshot_id(run.builder)
+            staged = None if staged == staged_before else staged
             remote, local = store.current_id(), current_snapshot_id(run.builder)
             manifest = staged is not None and store.manifest_bytes(staged) is not None
             state = (
                 f"store CURRENT {'old' if remote == served else 'new'}, local "
                 f"{'old' if local == served else 'new'}, manifest "
-                f"{'stored' if manifest else 'absent'}"
+                f"{'stored' if manifest else 'absent' if staged else 'none staged'}"
             )
             landed = where[0] if where else "nowhere: it finished first"
             # the step still unfinished once the build was dead: no manifest after an upload
@@ -1480,6 +1623,7 @@ CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "redis": case_redis,
     "replica": case_replica,
     "store": case_store,
+    "store-cut": case_store_cut,
     "tamper": case_tamper,
     "disk": case_disk,
     "hostile": case_hostile,
