@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -214,12 +215,61 @@ class SwapWatch:
         self._stop.set()
 
 
+# What an error body must never hold (issue 34): a connection URL, a loopback address with its
+# port, a file path, an API key or a webhook secret, an S3 access key id, a credential written
+# out. The API's own paths (``/v1/...``) and words such as "invalid admin secret" pass.
+UNSAFE_IN_ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a Redis URL", re.compile(r"rediss?://", re.I)),
+    ("an s3:// URL", re.compile(r"s3://", re.I)),
+    (
+        "a loopback address",
+        re.compile(r"(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\])(?::\d+)?", re.I),
+    ),
+    (
+        "a file path",
+        re.compile(
+            r"(?<![\w.~/-])/(?:tmp|var|home|root|work|usr|etc|opt|srv|proc|mnt|run|dev|sys)(?:/|\b)"
+        ),
+    ),
+    ("an API key", re.compile(r"\baimi_[0-9a-z]+_[A-Za-z0-9_-]{16,}")),
+    ("a webhook secret", re.compile(r"\bwhsec_[A-Za-z0-9_-]{16,}")),
+    ("an S3 access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "a credential written out",
+        re.compile(
+            r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?key|token)\s*[=:]\s*\S"
+        ),
+    ),
+)
+
+
+def unsafe_in_answer(
+    status: int,
+    body: str,
+    headers: str = "",
+    secrets: tuple[str, ...] = (),
+    paths: tuple[str, ...] = (),
+) -> list[str]:
+    """What an answer must not hold, by kind (the matched text itself left out, so that a
+    report never repeats it): one of ``secrets`` in its body or headers, whatever its status;
+    and in a non-2xx body, one of ``paths`` (the run's data dirs) or anything of
+    ``UNSAFE_IN_ERRORS``."""
+    found = (
+        ["a configured secret"] if any(s and (s in body or s in headers) for s in secrets) else []
+    )
+    if not 200 <= status < 300:
+        if any(p and p in body for p in paths):
+            found.append("a path of the run's data dirs")
+        found += [what for what, pattern in UNSAFE_IN_ERRORS if pattern.search(body)]
+    return found
+
+
 @dataclass
 class Load:
     """``clients`` clients through nginx with ``key``, ``rate`` requests a second in all, until
     stopped (and never past ``max_seconds``: ``LOAD_SECONDS_MAX`` but in the soak). Counts every
     status, every request that got no answer, every 503 or 429 without ``Retry-After``, and
-    every answer whose body holds one of ``secrets``."""
+    every answer that holds one of ``secrets`` or, not 2xx, what ``unsafe_in_answer`` refuses."""
 
     base: str
     key: str
@@ -227,6 +277,7 @@ class Load:
     rate: float = LOAD_RATE
     urls: tuple[str, ...] = LOAD_URLS
     secrets: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # the run's data dirs: never in an error body
     max_seconds: float = LOAD_SECONDS_MAX
     statuses: Counter[int] = field(default_factory=Counter)
     upstreams: Counter[str] = field(default_factory=Counter)
@@ -262,7 +313,9 @@ class Load:
                     continue
                 took = time.monotonic() - began
                 body = response.text
-                leaked = [s for s in self.secrets if s in body or s in str(response.headers)]
+                leaked = unsafe_in_answer(
+                    response.status_code, body, str(response.headers), self.secrets, self.paths
+                )
                 with self.lock:
                     self.latencies.append(took)
                     self.statuses[response.status_code] += 1
@@ -274,7 +327,9 @@ class Load:
                         elif response.status_code == 503:
                             self.retry_after[value] += 1
                     if leaked:
-                        self.leaks.append(f"{url}: {response.status_code} holds a secret")
+                        self.leaks.append(
+                            f"{url}: {response.status_code} holds {', '.join(leaked)}"
+                        )
                     if response.status_code != 200:
                         self.failures.append(f"{url}: {response.status_code} {body[:200]}")
 
@@ -306,11 +361,16 @@ class Load:
 
 
 def spend_quota(
-    base: str, key: str, sent: int, threads: int = 8
+    base: str,
+    key: str,
+    sent: int,
+    threads: int = 8,
+    scan: Callable[[str, httpx.Response], None] | None = None,
 ) -> tuple[Counter[int], Counter[str], set[str]]:
     """``sent`` requests of ``key`` through nginx, ``threads`` at a time, inside one UTC minute
     (the window the quota counts in): started early in a minute. Returns the statuses, the
-    admitted requests by replica, and the minute windows the answers named."""
+    admitted requests by replica, and the minute windows the answers named; each answer is
+    given to ``scan`` (with where it came from), under a lock."""
     if time.time() % 60 > 50:
         pause = 60.5 - time.time() % 60
         note(f"waiting {pause:.0f} s for the next minute, so the requests share one window")
@@ -326,6 +386,8 @@ def spend_quota(
             for _ in todo:
                 response = c.get("/v1/signals", params={"limit": 1})
                 with lock:
+                    if scan is not None:
+                        scan("a quota spend", response)
                     statuses[response.status_code] += 1
                     windows.add(response.headers.get("X-RateLimit-Reset-Minute", "?"))
                     if response.status_code == 200:

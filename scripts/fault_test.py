@@ -17,6 +17,11 @@ entities, search and health):
   succeeds), then for the replicas during the pull of that snapshot (they keep serving the
   one they have and converge once it returns). The store is cut by a TCP gate in front of
   moto (connections refused).
+- ``store-cut``: the store cut in the middle of a transfer: the builder's link once objects of
+  the snapshot it publishes are on the store but not its manifest (the publish fails cleanly,
+  both pointers unmoved, a retry succeeds), then the replicas' link once one of them has a
+  ``.pulling-*`` folder (it keeps serving, nothing half-pulled stays, all converge once the
+  store returns); the links slowed so that each cut lands inside its transfer.
 - ``tamper``: a snapshot uploaded, then one of its files changed on the store (a byte
   flipped), then another with its manifest changed (a row count), the store's pointer moved to
   each: every replica refuses it, logs why and keeps serving.
@@ -32,8 +37,11 @@ entities, search and health):
   publishes, every replica serves it, and the change feed runs on without a repeat. Skipped,
   saying why, where a tmpfs cannot be mounted or the builder has no warehouse to build from.
 - ``build-kill``: ``kill -9`` of a whole `aimi build` (new notes in the builder's inbox) once
-  its ``.staging-*`` folder appears, then once the snapshot it staged has site files, each
-  followed by a rebuild: the pointers unmoved, then one snapshot everywhere, nothing
+  its ``.staging-*`` folder appears, once the snapshot it staged has site files, once objects
+  of that snapshot are on the store but not its manifest (the upload), once its manifest is
+  stored but the store's ``CURRENT`` not moved (the pointer move; for these two the builder's
+  link to the store is slowed, 0.05 s a chunk), each followed by a rebuild: the pointers
+  unmoved, then one snapshot everywhere, nothing
   half-written left, and the change feed without a repeat and with a gap only at numbers the
   killed build saved (docs/decisions.md, "Change feed"). The line says where each kill landed.
 - ``hostile``: through nginx, beside the load: a 64 KiB header (400), a 1 MB query string
@@ -42,16 +50,21 @@ entities, search and health):
   after), 200 admin guesses (401, then 429 past the limit, logged without the guesses); the
   load's p99 within 2x that of the same load alone for 20 s just before.
 
-Then the secrets scan: every answer the loads got and the hostile case's invalid-key flood and
-admin guesses got, every line the replicas, nginx, Redis and the CLI commands logged or printed,
-must hold none of the configured credentials.
+Then the secrets scan: every answer the loads, the quota spends (600 requests), the hostile
+case's oversized requests, invalid-key flood and admin guesses got, every line the replicas,
+nginx, Redis and the CLI commands logged or printed, must hold none of the configured
+credentials; and no non-2xx body among those answers may name a connection URL, a loopback
+address, a file path (the run's folders, or one under /tmp, /var, /home, ...), a key or a
+credential written out (arrangement.unsafe_in_answer).
 
 Each case prints one line to stdout: its verdict, requests sent, non-2xx answers by status,
 socket errors, its own checks' figures, and what the data dirs and the store hold afterwards
-(CURRENT's id, its last eight characters, and how many snapshots, with any temporary folder a
-failed step left). Exit status 0 when every case holds, 1 when one fails (the run's logs are kept
-under ``--work``), 2 when nginx or redis-server is missing. A snapshot for the builder as
-scripts/scale_test.py does (``--builder``, else the demo built once into WORK/builder).
+(CURRENT's build time and how many snapshots, with any temporary folder a failed step left),
+which is asserted (``after_checks``): no temporary folder, one snapshot named everywhere, and
+``STORE_ADDS`` snapshots more on the store. Exit status 0 when every case holds, 1 when one
+fails (the run's logs are kept under ``--work``), 2 when nginx or redis-server is missing. A
+snapshot for the builder as scripts/scale_test.py does (``--builder``, else the demo built once
+into WORK/builder).
 """
 
 from __future__ import annotations
@@ -92,6 +105,7 @@ from scripts.arrangement import (  # noqa: E402
     note,
     run_folder,
     spend_quota,
+    unsafe_in_answer,
 )
 from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
 from warehouse.locks import file_lock  # noqa: E402
@@ -112,6 +126,7 @@ CASES = (
     "redis",
     "replica",
     "store",
+    "store-cut",
     "tamper",
     "publish-kill",
     "disk",
@@ -169,6 +184,62 @@ class Outcome:
         return " | ".join(parts)
 
 
+@dataclass(frozen=True)
+class Held:
+    """What each data dir (``builder``, the replicas) and the ``store`` hold after a case: the
+    id its CURRENT names, how many snapshots, its temporary folders."""
+
+    dirs: dict[str, tuple[str | None, int, list[str]]]
+
+    def text(self) -> str:
+        """CURRENT's build time and the counts, for a case's line."""
+
+        def one(name: str) -> str:
+            sid, kept, temp = self.dirs[name]
+            extra = f", {len(temp)} temporary" if temp else ""
+            return f"{name} {_short(sid or 'none')} ({kept} snapshots{extra})"
+
+        local = ", ".join(one(name) for name in self.dirs if name != "store")
+        return f"{local}; {one('store')}"
+
+
+# how many snapshots each case adds on the store (the folders under snapshots/, a killed
+# upload's partial one and the tamper case's refused ones among them): each publish of a new
+# id adds one; ``build-kill``'s four rebuilds add four, its upload kill leaves the objects of
+# one more, its pointer kill a whole one (manifest stored, never pointed at)
+STORE_ADDS = {
+    "redis": 0,
+    "replica": 1,
+    "store": 1,
+    "store-cut": 1,
+    "tamper": 2,
+    "publish-kill": 2,
+    "disk": 2,
+    "build-kill": 6,
+    "hostile": 0,
+}
+
+
+def after_checks(case: str, before: Held, after: Held, skipped: bool = False) -> list[str]:
+    """What every case must leave (its "after"), as failed checks: no temporary folder in any
+    data dir, one snapshot named by every CURRENT (the builder's, each replica's, the
+    store's), and the store holding ``STORE_ADDS[case]`` snapshots more than before (none
+    for a skipped case)."""
+    failed = [
+        f"after: {name} holds temporary folders {temp}"
+        for name, (_, _, temp) in after.dirs.items()
+        if temp
+    ]
+    named = {name: sid for name, (sid, _, _) in after.dirs.items()}
+    if len(set(named.values())) != 1 or None in named.values():
+        failed.append(f"after: not one snapshot everywhere ({after.text()})")
+    added = after.dirs["store"][1] - before.dirs["store"][1]
+    expected = 0 if skipped else STORE_ADDS[case]
+    if added != expected:
+        failed.append(f"after: the store holds {added} snapshots more, not {expected}")
+    return failed
+
+
 @dataclass
 class Run:
     """What every case shares: the arrangement, the credentials, the CLI output to scan."""
@@ -181,9 +252,11 @@ class Run:
     api_keys: tuple[str, ...] = ()
     outputs: list[str] = field(default_factory=list)  # every CLI command's stdout and stderr
     loads: list[Load] = field(default_factory=list)
-    # the hostile case's own answers (invalid keys, admin guesses), scanned as they came
-    attack_answers: int = 0
-    attack_leaks: int = 0
+    # answers the cases got outside the loads (the quota spend, the hostile case's attacks),
+    # scanned as they came: how many, how many of them not 2xx, and what was found
+    other_answers: int = 0
+    other_errors: int = 0
+    other_leaks: list[str] = field(default_factory=list)
 
     @property
     def builder(self) -> DataDir:
@@ -193,8 +266,25 @@ class Run:
         """Every credential of the run: the configured ones, the dev key, the API keys."""
         return (*self.credentials.values(), self.dev_key, *self.api_keys)
 
+    def paths(self) -> tuple[str, ...]:
+        """The run's folders and data dirs, none of which an error body may name."""
+        parts = self.parts
+        dirs = [parts.run_dir, parts.builder, *(parts.replica_dir(r) for r in parts.replicas)]
+        return tuple(dict.fromkeys(str(Path(d)) for d in dirs))
+
+    def scan(self, where: str, response: Any) -> None:
+        """One answer outside the loads, scanned (`answer_leaks`) and counted."""
+        self.count(
+            where, response.status_code, answer_leaks(response, self.secrets(), self.paths())
+        )
+
+    def count(self, where: str, status: int, found: list[str], answers: int = 1) -> None:
+        self.other_answers += answers
+        self.other_errors += 0 if 200 <= status < 300 else answers
+        self.other_leaks += [f"{where}: {status} holds {what}" for what in found]
+
     def load(self) -> Load:
-        load = Load(self.parts.front, self.dev_key, secrets=self.secrets())
+        load = Load(self.parts.front, self.dev_key, secrets=self.secrets(), paths=self.paths())
         self.loads.append(load)
         return load
 
@@ -265,29 +355,26 @@ class Run:
             timeout,
         )
 
-    def held(self) -> str:
-        """What the data dirs and the store hold: CURRENT (last 8 characters) and counts."""
+    def held(self) -> Held:
+        """What the data dirs and the store hold: each one's CURRENT, snapshots and
+        temporary folders."""
         store = self.parts.store
         assert store is not None
 
-        def local(name: str, data: DataDir) -> str:
-            sid = current_snapshot_id(data) or "none"
+        def local(data: DataDir) -> tuple[str | None, int, list[str]]:
             folders = (
                 sorted(p.name for p in data.snapshots.iterdir()) if data.snapshots.is_dir() else []
             )
             temp = [f for f in folders if f.startswith(".")]
-            kept = len(folders) - len(temp)
-            extra = f", {len(temp)} temporary" if temp else ""
-            return f"{name} {_short(sid)} ({kept} snapshots{extra})"
+            return current_snapshot_id(data), len(folders) - len(temp), temp
 
+        dirs = {"builder": local(self.builder)}
+        dirs |= {r: local(DataDir(self.parts.replica_dir(r))) for r in self.parts.replicas}
         listed = store.client.list_objects_v2(
             Bucket=store.url.bucket, Prefix=store.url.key("snapshots") + "/", Delimiter="/"
         )
-        on_store = len(listed.get("CommonPrefixes", []))
-        remote = store.current_id() or "none"
-        dirs = [local("builder", self.builder)]
-        dirs += [local(r, DataDir(self.parts.replica_dir(r))) for r in self.parts.replicas]
-        return ", ".join(dirs) + f"; store {_short(remote)} ({on_store} snapshots)"
+        dirs["store"] = (store.current_id(), len(listed.get("CommonPrefixes", [])), [])
+        return Held(dirs)
 
     def log_offsets(self) -> dict[str, int]:
         return {r: self.parts.servers[r].log.stat().st_size for r in self.parts.replicas}
@@ -331,7 +418,9 @@ def case_redis(run: Run, outcome: Outcome) -> None:
         f"every 503 says Retry-After: {RETRY_AFTER}", set(load.retry_after) <= {RETRY_AFTER}
     )
     outcome.check("no socket error", load.errors == 0)
-    quota, admitted_by, windows = spend_quota(parts.front, run.quota_keys.pop(), QUOTA_SENT)
+    quota, admitted_by, windows = spend_quota(
+        parts.front, run.quota_keys.pop(), QUOTA_SENT, scan=run.scan
+    )
     outcome.check(
         f"exactly {QUOTA} of {QUOTA_SENT} admitted after Redis returned",
         quota.get(200, 0) == QUOTA and quota.get(429, 0) == QUOTA_SENT - QUOTA,
@@ -423,6 +512,140 @@ def case_store(run: Run, outcome: Outcome) -> None:
         f"publish refused in {fail_seconds:.1f} s ({error[:160]!r}), retried ok; replicas cut off"
         f" {STORE_DOWN_SECONDS:.0f} s kept serving, converged {converged:.1f} s after the store"
         " returned"
+    )
+
+
+# seconds the TCP gate holds each chunk while ``store-cut`` waits for a transfer to be under way
+# (the builder's upload, the replicas' download: a 1 MiB file and a few small ones, which at
+# full speed take a few milliseconds, too short for a 0.1 s poll to cut inside)
+UPLOAD_DELAY = 0.05
+DOWNLOAD_DELAY = 0.25
+
+
+def _pulling(run: Run) -> dict[str, list[str]]:
+    """The replicas with a pull under way (a ``.pulling-*`` folder in their data dir)."""
+    found = {
+        r: [n for n in _temporary(run.parts.replica_dir(r)) if n.startswith(".pulling-")]
+        for r in run.parts.replicas
+    }
+    return {r: names for r, names in found.items() if names}
+
+
+def case_store_cut(run: Run, outcome: Outcome) -> None:
+    """The store cut in the middle of a transfer, not before it: the builder's publish (`aimi
+    snapshots rollback` of a staged snapshot) once objects of it are on the store but not its
+    manifest, then the replicas' pull of it once a ``.pulling-*`` folder is there. The links
+    are slowed (``UPLOAD_DELAY``, ``DOWNLOAD_DELAY``) so the cut lands inside the transfer."""
+    parts = run.parts
+    store = parts.store
+    builder_gate, replica_gate = parts.builder_gate, parts.replica_gate
+    assert store is not None and builder_gate is not None and replica_gate is not None
+    old = current_snapshot_id(run.builder)
+    new = run.stage_copy()
+    prefix = store.url.key("snapshots", new) + "/"
+    with run.load() as load:
+        outcome.load = load
+        time.sleep(1)
+        note("store-cut: the builder's publish, cut during its upload")
+        builder_gate.delay = UPLOAD_DELAY
+        publish = subprocess.Popen(
+            [str(AIMI), "snapshots", "rollback", new],
+            env=parts.builder_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+        def uploading() -> bool:
+            if publish.poll() is not None:
+                return True
+            listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+            return bool(listed.get("KeyCount", 0)) and store.manifest_bytes(new) is None
+
+        closed = False
+        try:
+            arrangement.wait_until("the publish to be uploading", uploading, 120)
+            listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+            objects = int(listed.get("KeyCount", 0))
+            mid = publish.poll() is None and store.manifest_bytes(new) is None
+            builder_gate.close()
+            closed = True
+            out, err = publish.communicate(timeout=BUILD_LIMIT)
+        finally:
+            if publish.poll() is None:
+                publish.kill()
+                publish.wait()
+            builder_gate.delay = 0.0
+            if closed:
+                builder_gate.open()
+        run.outputs += [out, err]
+        error = _last_line(err)
+        outcome.check(f"the cut landed in the upload ({objects} objects stored, no manifest)", mid)
+        outcome.check("the publish cut mid-upload failed", publish.returncode != 0)
+        outcome.check(
+            f"its error says it was not published ({error[:120]!r})", "not rolled back" in error
+        )
+        outcome.check("its output holds no traceback", "Traceback" not in out + err)
+        outcome.check("the store's pointer did not move", store.current_id() == old)
+        outcome.check("the local pointer did not move", current_snapshot_id(run.builder) == old)
+        outcome.check(
+            "the replicas kept serving their snapshot",
+            all(ids == {old} for ids in run.serving().values()),
+        )
+        note("store-cut: published again; the replicas' pull cut during its download")
+        replica_gate.delay = DOWNLOAD_DELAY
+        began = time.monotonic()
+        retried = run.publish(new)
+        retry_took = time.monotonic() - began
+        outcome.check(
+            f"the retry succeeded ({_last_line(retried.stderr)[:160]})", retried.returncode == 0
+        )
+        outcome.check("the store names the new snapshot", store.current_id() == new)
+        pulling: dict[str, list[str]] = {}
+        serving_new: list[str] = []
+        cut = False
+        try:
+            arrangement.wait_until(
+                "a replica to be pulling",
+                lambda: bool(pulling.update(_pulling(run)) or pulling),
+                CONVERGE_LIMIT,
+            )
+            serving_new = [r for r, ids in run.serving().items() if new in ids]
+            replica_gate.close()
+            cut = True
+        finally:
+            replica_gate.delay = 0.0
+        outcome.check(
+            f"the cut landed in a download ({pulling}; serving the new one then: {serving_new})",
+            bool(pulling) and not set(pulling) & set(serving_new),
+        )
+        time.sleep(STORE_DOWN_SECONDS)
+        kept = run.serving()
+        cut_off = {r: kept[r] for r in pulling}
+        outcome.check(
+            f"a replica cut mid-pull kept serving its snapshot ({cut_off})",
+            all(ids == {old} for ids in cut_off.values()),
+        )
+        left: dict[str, list[str]] = {}
+        for r in run.parts.replicas:
+            data = DataDir(run.parts.replica_dir(r))
+            with file_lock(data.root / ".pull.lock"):
+                half = _half_written(data)
+            if half:
+                left[r] = half
+        outcome.check(f"nothing half-pulled left ({left})", not left)
+        note("store-cut: reachable again")
+        if cut:
+            replica_gate.open()
+        converged = run.wait_all_serve(new, CONVERGE_LIMIT)
+        time.sleep(1)
+    outcome.check("no failed request", not load.failures)
+    outcome.figures.append(
+        f"upload cut with {objects} objects stored: refused ({error[:160]!r}), both pointers "
+        f"unmoved, retried ok in {retry_took:.1f} s; download cut on "
+        f"{', '.join(f'{r} ({n[0]})' for r, n in pulling.items()) or 'no replica'}, kept serving "
+        f"{STORE_DOWN_SECONDS:.0f} s, nothing half-pulled, converged {converged:.1f} s after the "
+        "store returned"
     )
 
 
@@ -861,10 +1084,14 @@ def case_disk(run: Run, outcome: Outcome) -> None:
     outcome.check("no failed request", not load.failures)
 
 
-def _kill_point(data: DataDir, aim: str, staged_before: str | None) -> str | None:
-    """Where a running build is, when it is inside the step ``aim`` (``staging``: its
-    ``.staging-*`` folder exists; ``site``: the snapshot it staged has a ``site`` folder with
-    files in it), else None."""
+def _kill_point(
+    data: DataDir, aim: str, staged_before: str | None, store: Any = None
+) -> str | None:
+    """Where a running build is, when it is inside the step ``aim``, else None: ``staging``,
+    its ``.staging-*`` folder exists; ``site``, the snapshot it staged has a ``site`` folder
+    with files in it; ``upload``, objects of that snapshot are on ``store`` but not its
+    manifest; ``pointer``, its manifest is stored but the store's ``CURRENT`` does not name
+    it yet."""
     if aim == "staging":
         staging = _temporary(data.root)
         staging = [name for name in staging if name.startswith(STAGING_PREFIX)]
@@ -872,6 +1099,9 @@ def _kill_point(data: DataDir, aim: str, staged_before: str | None) -> str | Non
     staged = staged_snapshot_id(data)
     if staged is None or staged == staged_before:
         return None
+    if aim in ("upload", "pointer"):
+        assert store is not None
+        return _store_point(store, staged, aim)
     site = data.snapshots / staged / "site"
     try:
         written = sum(1 for p in site.rglob("*") if p.is_file())
@@ -880,21 +1110,50 @@ def _kill_point(data: DataDir, aim: str, staged_before: str | None) -> str | Non
     return f"{written:,} site files of {_short(staged)} written" if written > 50 else None
 
 
+def _store_point(store: Any, staged: str, aim: str) -> str | None:
+    """``upload``: some of ``staged``'s objects on the store, its manifest not; ``pointer``:
+    its manifest stored, ``CURRENT`` still naming another snapshot (None otherwise)."""
+    stored = store.manifest_bytes(staged) is not None
+    if aim == "pointer":
+        if stored and store.current_id() != staged:
+            return f"manifest of {_short(staged)} stored, the store's CURRENT not yet moved"
+        return None
+    if stored:
+        return None
+    prefix = store.url.key("snapshots", staged) + "/"
+    listed = store.client.list_objects_v2(Bucket=store.url.bucket, Prefix=prefix)
+    count = int(listed.get("KeyCount", 0))
+    return f"{count} objects of {_short(staged)} on the store, no manifest" if count else None
+
+
+BUILD_KILL_POINTS = ("staging", "site", "upload", "pointer")
+# seconds the TCP gate holds each chunk between the builder and the store during the upload and
+# pointer kills (as ``publish-kill`` does): the pointer step (the manifest read back, then the
+# ``CURRENT`` put) takes a few milliseconds at full speed, too short for a 0.1 s poll to see
+BUILD_KILL_DELAY = 0.05
+
+
 def case_build_kill(run: Run, outcome: Outcome) -> None:
-    """``kill -9`` of a whole ``aimi build`` (new notes in the builder's inbox) while it stages
-    its snapshot, then while it writes the static site, each followed by a rebuild: the
-    pointers unmoved by the kill, then one snapshot everywhere, nothing half-written left,
-    and the change feed without a repeat, with a gap only where docs/decisions.md allows one
-    (the store upload and the pointer moves: ``publish-kill``)."""
+    """``kill -9`` of a whole ``aimi build`` (new notes in the builder's inbox) in each step of
+    its publish (``BUILD_KILL_POINTS``): while it stages its snapshot, while it writes the
+    static site, during the store upload (objects of the new snapshot on the store, not its
+    manifest) and at the pointer move (its manifest stored, the store's ``CURRENT`` not yet
+    moved), the builder's link to the store slowed by ``BUILD_KILL_DELAY`` for the last two;
+    each followed by a rebuild. Checked: the local pointer never ahead of the store's, the
+    store's only on a stored manifest (both unmoved by the kill in all four points), then one
+    snapshot everywhere, nothing half-written left, and the change feed without a repeat and
+    with a gap only at numbers the killed build saved (docs/decisions.md, "Change feed")."""
     parts = run.parts
     store = parts.store
     assert store is not None
     if not (run.builder.root / "warehouse").is_dir():
         outcome.skipped = "the builder has no warehouse to build from (--builder of a snapshot)"
         return
+    gate = parts.builder_gate
+    assert gate is not None
     with run.load() as load:
         outcome.load = load
-        for aim in ("staging", "site"):
+        for aim in BUILD_KILL_POINTS:
             served = current_snapshot_id(run.builder)
             before = _served_seqs(run.builder)
             _, cursor = _read_feed(parts.front, run.dev_key)
@@ -902,6 +1161,9 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
             _write_notes(run.builder, f"kill-{aim}-{os.urandom(3).hex()}")
             staged_before = staged_snapshot_id(run.builder)
             log = parts.run_dir / f"build-kill-{aim}.log"
+            on_store = aim in ("upload", "pointer")
+            # the builder's link to the store slowed, so that the kill lands inside the step
+            gate.delay = BUILD_KILL_DELAY if on_store else 0.0
             with log.open("wb") as out:
                 build = subprocess.Popen(
                     [str(AIMI), "build"],
@@ -921,7 +1183,7 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
             ) -> bool:
                 if build.poll() is not None:
                     return True
-                point = _kill_point(run.builder, aim, staged_before)
+                point = _kill_point(run.builder, aim, staged_before, store)
                 if point is not None:
                     where.append(point)
                 return point is not None
@@ -933,24 +1195,48 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
                 if killed:
                     os.killpg(build.pid, signal.SIGKILL)
                 build.wait()
+                gate.delay = 0.0
             took = time.monotonic() - began
             run.outputs.append(log.read_text(errors="replace"))
+            # the snapshot the killed build staged (None when it staged none)
+            staged = staged_snapshot_id(run.builder)
+            staged = None if staged == staged_before else staged
+            remote, local = store.current_id(), current_snapshot_id(run.builder)
+            manifest = staged is not None and store.manifest_bytes(staged) is not None
+            state = (
+                f"store CURRENT {'old' if remote == served else 'new'}, local "
+                f"{'old' if local == served else 'new'}, manifest "
+                f"{'stored' if manifest else 'absent' if staged else 'none staged'}"
+            )
             landed = where[0] if where else "nowhere: it finished first"
-            outcome.check(f"the kill landed in the {aim} ({landed})", killed and bool(where))
+            # the step still unfinished once the build was dead: no manifest after an upload
+            # kill, the store's CURRENT unmoved after a pointer kill
+            inside = {"upload": not manifest, "pointer": remote == served}.get(aim, True)
             outcome.check(
-                f"killed in the {aim}: the builder's CURRENT unmoved",
-                current_snapshot_id(run.builder) == served,
+                f"the kill landed in the {aim} ({landed}; {state})",
+                killed and bool(where) and inside,
             )
             outcome.check(
-                f"killed in the {aim}: the store's CURRENT unmoved", store.current_id() == served
+                f"killed in the {aim}: the local pointer never ahead of the store's",
+                local in (served, remote),
             )
             outcome.check(
-                f"killed in the {aim}: every replica kept serving its snapshot",
-                all(ids == {served} for ids in run.serving().values()),
+                f"killed in the {aim}: the store's pointer only on a stored manifest",
+                remote == served or manifest,
             )
+            if aim != "pointer":
+                outcome.check(
+                    f"killed in the {aim}: the builder's CURRENT unmoved", local == served
+                )
+                outcome.check(f"killed in the {aim}: the store's CURRENT unmoved", remote == served)
+            if remote == served:
+                outcome.check(
+                    f"killed in the {aim}: every replica kept serving its snapshot",
+                    all(ids == {served} for ids in run.serving().values()),
+                )
             saved = _saved_seqs(run.builder) - set(before.values())
             left = _temporary(run.builder.root)
-            note(f"build-kill: killed in the {aim} ({landed}); building again")
+            note(f"build-kill: killed in the {aim} ({landed}; {state}); building again")
             again = run.aimi("build")
             outcome.check(
                 f"the rebuild after the {aim} succeeded ({_last_line(again.stderr)[:200]})",
@@ -966,8 +1252,11 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
             half = _half_written(run.builder)
             outcome.check(f"after the {aim}: nothing half-written left ({half})", not half)
             feed = _check_feed(run, outcome, f"after the {aim}", before, cursor, saved)
+            delay = (
+                f" (the store link delayed {BUILD_KILL_DELAY:.2f} s a chunk)" if on_store else ""
+            )
             outcome.figures.append(
-                f"{aim}: killed {took:.0f} s into the build, {landed}; left "
+                f"{aim}: killed {took:.0f} s into the build{delay}, {landed} ({state}); left "
                 f"{', '.join(left) or 'no temporary folder'}; {len(saved)} numbers saved by the "
                 f"killed build; rebuilt, every replica on it in {converged:.1f} s; {feed}"
             )
@@ -1001,28 +1290,32 @@ def _group_usage(process: arrangement.Process) -> tuple[int, int]:
     return rss, fds
 
 
-def holds_secret(response: Any, secrets: tuple[str, ...]) -> bool:
-    """Whether an answer's body or headers hold one of ``secrets``."""
-    text = response.text + str(response.headers)
-    return any(secret in text for secret in secrets)
+def answer_leaks(response: Any, secrets: tuple[str, ...], paths: tuple[str, ...] = ()) -> list[str]:
+    """What an answer holds that it must not (arrangement.unsafe_in_answer): one of
+    ``secrets`` in its body or headers; not 2xx, a path of ``paths``, a connection URL, a file
+    path, a key."""
+    return unsafe_in_answer(
+        response.status_code, response.text, str(response.headers), secrets, paths
+    )
 
 
 def flood_invalid_keys(
-    front: str, count: int, secrets: tuple[str, ...] = ()
-) -> tuple[Counter[int], float, int]:
+    front: str, count: int, secrets: tuple[str, ...] = (), paths: tuple[str, ...] = ()
+) -> tuple[Counter[int], float, list[str]]:
     """``count`` requests through nginx, each with a distinct invalid key, ``FLOOD_CLIENTS`` at
     a time as fast as they are answered; the statuses, the CPU seconds the flood's own
-    process took, and how many answers held one of ``secrets``. Run in a process of its own
-    at the lowest priority: a real attacker's clients run on their own machine, and here their
-    Python would otherwise take the 2 cores from the servers it attacks, and the check would
-    measure the attacker. The case prints the rate it reached and that CPU."""
+    process took, and what the answers held that they must not (`answer_leaks`). Run in a
+    process of its own at the lowest priority: a real attacker's clients run on their own
+    machine, and here their Python would otherwise take the 2 cores from the servers it
+    attacks, and the check would measure the attacker. The case prints the rate it reached
+    and that CPU."""
     import httpx
 
     os.nice(19)
     cpu = time.process_time()
 
     statuses: Counter[int] = Counter()
-    leaks = [0]
+    leaks: list[str] = []
     lock = threading.Lock()
     todo = iter(range(count))
 
@@ -1030,17 +1323,17 @@ def flood_invalid_keys(
         with httpx.Client(base_url=front, timeout=30) as c:
             for n in todo:
                 code = c.get("/v1/signals", headers={"X-API-Key": f"aimi_bad_{n:08d}"})
-                leaked = holds_secret(code, secrets)
+                leaked = answer_leaks(code, secrets, paths)
                 with lock:
                     statuses[code.status_code] += 1
-                    leaks[0] += leaked
+                    leaks.extend(f"an invalid key: {code.status_code} holds {w}" for w in leaked)
 
     workers = [threading.Thread(target=client) for _ in range(FLOOD_CLIENTS)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join(timeout=300)
-    return statuses, time.process_time() - cpu, leaks[0]
+    return statuses, time.process_time() - cpu, leaks
 
 
 def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
@@ -1085,25 +1378,27 @@ def _slow_clients(front: str, body: bool, hold: float) -> tuple[int, float]:
     return len(cut), max(cut.values(), default=0.0)
 
 
-def _raw_status(front: str, head: str) -> int:
-    """The status nginx answers to a request sent as it is (httpx refuses to send a URL
-    component over 64 KiB), with ``Host`` and the dev key's absence added; 0 when the
+def _raw_answer(front: str, head: str) -> tuple[int, str]:
+    """The status and body nginx answers to a request sent as it is (httpx refuses to send a
+    URL component over 64 KiB), with ``Host`` and the dev key's absence added; 0 when the
     connection was closed without an answer."""
     import socket as sockets
 
     host, port = front.removeprefix("http://").split(":")
+    answer = b""
     with sockets.create_connection((host, int(port)), timeout=30) as conn:
         # refused before the whole request was read: the answer may still be there
         with suppress(OSError):
             conn.sendall((head + "Host: x\r\nConnection: close\r\n\r\n").encode())
-        answer = b""
         try:
-            while b"\r\n" not in answer and (chunk := conn.recv(4096)):
+            while len(answer) < 1 << 20 and (chunk := conn.recv(4096)):
                 answer += chunk
         except OSError:
-            return 0
+            if b"\r\n" not in answer:
+                return 0, ""
     first = answer.split(b"\r\n", 1)[0].split()
-    return int(first[1]) if len(first) >= 2 and first[1].isdigit() else 0
+    status = int(first[1]) if len(first) >= 2 and first[1].isdigit() else 0
+    return status, answer.partition(b"\r\n\r\n")[2].decode(errors="replace")
 
 
 def case_hostile(run: Run, outcome: Outcome) -> None:
@@ -1119,13 +1414,15 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
     with run.load() as load:
         outcome.load = load
         junk = "x" * (64 << 10)
-        statuses["64 KiB header"] = Counter(
-            [_raw_status(parts.front, f"GET /v1/health HTTP/1.1\r\nX-Junk: {junk}\r\n")]
-        )
         query = "a" * (1 << 20)
-        statuses["1 MB query string"] = Counter(
-            [_raw_status(parts.front, f"GET /v1/search?q={query} HTTP/1.1\r\n")]
-        )
+        for what, head in (
+            ("64 KiB header", f"GET /v1/health HTTP/1.1\r\nX-Junk: {junk}\r\n"),
+            ("1 MB query string", f"GET /v1/search?q={query} HTTP/1.1\r\n"),
+        ):
+            status, body = _raw_answer(parts.front, head)
+            statuses[what] = Counter([status])
+            found = unsafe_in_answer(status, body, "", run.secrets(), run.paths())
+            run.count(f"a {what}", status, found)
         note("hostile: slowloris on headers, then on bodies")
         headers_cut, headers_longest = _slow_clients(parts.front, body=False, hold=40)
         bodies_cut, bodies_longest = _slow_clients(parts.front, body=True, hold=40)
@@ -1134,10 +1431,13 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
         # in a process of its own: in this one, its four busy clients would hold the GIL the
         # load's clients time their requests with, and the p99 would be the client's own
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            flooded = pool.submit(flood_invalid_keys, parts.front, INVALID_KEYS, run.secrets())
+            flooded = pool.submit(
+                flood_invalid_keys, parts.front, INVALID_KEYS, run.secrets(), run.paths()
+            )
             invalid, flood_cpu, flood_leaks = flooded.result(300)
-        run.attack_answers += sum(invalid.values())
-        run.attack_leaks += flood_leaks
+        for status, n in invalid.items():
+            run.count("an invalid key", status, [], answers=n)
+        run.other_leaks += flood_leaks
         flood_seconds = time.monotonic() - began
         statuses["invalid keys"] = invalid
         note("hostile: admin refresh brute force")
@@ -1146,8 +1446,7 @@ def case_hostile(run: Run, outcome: Outcome) -> None:
             for n in range(200):
                 response = c.post("/v1/admin/refresh", headers={"X-Admin-Secret": f"guess-{n}"})
                 brute[response.status_code] += 1
-                run.attack_answers += 1
-                run.attack_leaks += holds_secret(response, run.secrets())
+                run.scan("an admin guess", response)
         statuses["admin guesses"] = brute
     after = {r: _group_usage(parts.servers[r]) for r in parts.replicas}
     outcome.check(
@@ -1324,6 +1623,7 @@ CASE_FUNCTIONS: dict[str, Callable[[Run, Outcome], None]] = {
     "redis": case_redis,
     "replica": case_replica,
     "store": case_store,
+    "store-cut": case_store_cut,
     "tamper": case_tamper,
     "disk": case_disk,
     "hostile": case_hostile,
@@ -1346,22 +1646,27 @@ def find_secrets(texts: list[tuple[str, str]], values: tuple[str, ...]) -> tuple
 
 
 def scan_secrets(run: Run) -> Outcome:
-    """Every answer the loads got and every log line and CLI output: none may hold a secret."""
+    """Every answer the cases got (the loads', the quota spends', the attacks'): none may hold
+    a secret, and no error body a connection URL, a file path or a key
+    (arrangement.unsafe_in_answer); every log line and CLI output: none may hold a secret."""
     outcome = Outcome("secrets")
     values = run.secrets()
-    answers = sum(load.requests for load in run.loads) + run.attack_answers
-    leaks = [leak for load in run.loads for leak in load.leaks]
-    leaks += ["an answer to the hostile case's attacks"] * run.attack_leaks
+    answers = sum(load.requests for load in run.loads) + run.other_answers
+    errors = sum(sum(load.non_2xx().values()) for load in run.loads) + run.other_errors
+    leaks = [leak for load in run.loads for leak in load.leaks] + run.other_leaks
     texts = [(p.name, p.read_text(errors="replace")) for p in run.parts.logs()]
     texts += [("cli output", text) for text in run.outputs]
     lines, found = find_secrets(texts, values)
-    outcome.check("no answer holds a secret", not leaks)
+    outcome.check(
+        f"no answer holds a secret, no error body a URL, path or key ({leaks[:3]})", not leaks
+    )
     outcome.check("no log line holds a secret", not found)
     where = ", ".join(f"{n} in {name}" for name, n in found.items()) or "none"
     outcome.figures.append(
         f"{len(values)} secrets (Redis password, S3 key id and secret, admin secret, dev key, "
         f"{len(run.api_keys)} API keys) over "
-        f"{answers:,} answers and {lines:,} lines of {len(texts)} logs and outputs: "
+        f"{answers:,} answers ({errors:,} of them not 2xx, their bodies also scanned for "
+        f"URLs, paths and keys) and {lines:,} lines of {len(texts)} logs and outputs: "
         f"{len(leaks)} answers, lines found: {where}"
     )
     outcome.held = "-"
@@ -1382,6 +1687,7 @@ def fault_test(args: argparse.Namespace) -> list[Outcome]:
             for name in args.cases:
                 outcome = Outcome(name)
                 began = time.monotonic()
+                held_before = run.held()
                 note(f"case {name}")
                 try:
                     CASE_FUNCTIONS[name](run, outcome)
@@ -1392,7 +1698,11 @@ def fault_test(args: argparse.Namespace) -> list[Outcome]:
                     outcome.failed.append(f"the case stopped: {exc!r}"[:300])
                     note(traceback.format_exc())
                 outcome.seconds = time.monotonic() - began
-                outcome.held = run.held()
+                held_after = run.held()
+                outcome.held = held_after.text()
+                outcome.failed += after_checks(
+                    name, held_before, held_after, skipped=outcome.skipped is not None
+                )
                 if outcome.load is not None and outcome.load.failures:
                     note(f"{name}: failures:\n  " + "\n  ".join(outcome.load.failures[:10]))
                 sys.stdout.write(outcome.line() + "\n")

@@ -286,7 +286,7 @@ def soak(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"soak: {verdict} | {args.minutes} min, {load.requests:,} requests, non-2xx: "
             f"{non_2xx}, {load.errors} socket errors, {len(load.leaks)} answers holding a "
-            f"credential, p99 {load.p99() * 1000:.0f} ms | "
+            f"credential (or, not 2xx, a URL, path or key), p99 {load.p99() * 1000:.0f} ms | "
             f"{len(publishes)} publishes in {slots} slots of {args.publish_every:.0f} s "
             f"({len(skipped)} skipped: a publish overran; {len(publish_failures)} failed"
             f"{took}), every replica on the last: {'yes' if converged else 'NO'} | "

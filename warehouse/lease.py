@@ -481,10 +481,26 @@ class StoreLease:
             _holds.append(self)
         try:
             yield self
-        finally:
+        except BaseException as failure:
             with _holds_lock:
                 _holds.remove(self)
-            self.release()
+            # the block's own error is what its caller must see: a release that fails too
+            # (the store unreachable, most often the same cause) is logged, not raised over it
+            try:
+                self.release()
+            except ObjectStoreError as exc:
+                log.warning(
+                    "after %s: the build lease %s was not released (%s); it expires in %.0f s, "
+                    "and a run on this host takes it over at once when this process is gone",
+                    type(failure).__name__,
+                    self.where,
+                    exc,
+                    self.ttl_seconds,
+                )
+            raise
+        with _holds_lock:
+            _holds.remove(self)
+        self.release()
 
 
 # the leases this process holds now (``hold`` blocks), for ``ensure_held``

@@ -18,8 +18,19 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts.fault_test import find_secrets, holds_secret, served_ids, took_over_gone
+from scripts.arrangement import unsafe_in_answer
+from scripts.fault_test import (
+    Held,
+    _store_point,
+    after_checks,
+    answer_leaks,
+    find_secrets,
+    served_ids,
+    took_over_gone,
+)
+from tests.s3_server import moto_server
 from tests.serving.conftest import Corpus, publish
+from warehouse.object_store import ObjectStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "fault_test.py"
@@ -40,9 +51,133 @@ def test_the_secrets_scan_finds_a_secret_in_any_line() -> None:
 def test_an_attack_s_answer_is_scanned_in_its_body_and_headers() -> None:
     secrets = ("admin-secret-abc", "redis-pw-xyz")
     refused = httpx.Response(401, json={"error": {"message": "invalid admin secret"}})
-    assert not holds_secret(refused, secrets)
-    assert holds_secret(httpx.Response(401, text="wrong: admin-secret-abc"), secrets)
-    assert holds_secret(httpx.Response(503, headers={"X-Why": "redis-pw-xyz"}), secrets)
+    assert answer_leaks(refused, secrets) == []
+    assert answer_leaks(httpx.Response(401, text="wrong: admin-secret-abc"), secrets)
+    assert answer_leaks(httpx.Response(503, headers={"X-Why": "redis-pw-xyz"}), secrets)
+    # a secret in a 200 is found too
+    assert answer_leaks(httpx.Response(200, text="redis-pw-xyz"), secrets)
+
+
+# the API's own error bodies (serving/errors.py's shape) and nginx's, as the cases get them
+LEGITIMATE = [
+    (
+        503,
+        '{"error": {"code": "unavailable", "message": "rate limiting is unavailable on the '
+        'server; retry later", "retry_after": 5}}',
+    ),
+    (
+        401,
+        '{"error": {"code": "unauthorized", "message": "invalid or missing API key: send it '
+        'in X-API-Key"}}',
+    ),
+    (401, '{"error": {"code": "unauthorized", "message": "invalid admin secret"}}'),
+    (
+        429,
+        '{"error": {"code": "rate_limited", "message": "quota of 500 requests per minute '
+        'spent", "retry_after": 12}}',
+    ),
+    (
+        404,
+        '{"error": {"code": "not_found", "message": "no signal sig_0042 at '
+        '/v1/signals/sig_0042; see /v1/themes and /v1/entities/openai"}}',
+    ),
+    (
+        400,
+        "<html><head><title>400 Request Header Or Cookie Too Large</title></head><body>"
+        "<center><h1>400 Bad Request</h1></center><hr><center>nginx</center></body></html>",
+    ),
+    (414, "<html><head><title>414 Request-URI Too Large</title></head></html>"),
+]
+
+UNSAFE = [
+    ("rate-limit storage redis://:pw@10.0.0.5:6379/0 failed", "a Redis URL"),
+    ("not rolled back: s3://aimi-snapshots/aimi: denied", "an s3:// URL"),
+    ("Could not connect to the endpoint URL: http://127.0.0.1:40123/aimi", "a loopback address"),
+    ("connection to localhost:6379 refused", "a loopback address"),
+    ("[Errno 28] No space left on device: '/tmp/aimi-fault-test/run-x/b/snapshots'", "a file path"),
+    ("cannot read /work/shared/data/x.json", "a file path"),
+    ("FileNotFoundError: /var/lib/aimi/keys.json", "a file path"),
+    ("the key aimi_k42_" + "A" * 43 + " is revoked", "an API key"),
+    ("webhook whsec_" + "b" * 43 + " refused", "a webhook secret"),
+    ("signed with AKIAIOSFODNN7EXAMPLE", "an S3 access key id"),
+    ("login failed: password=hunter2", "a credential written out"),
+    ("X-Admin-Secret: s3cr3t expected", "a credential written out"),
+]
+
+
+@pytest.mark.parametrize(("status", "body"), LEGITIMATE)
+def test_legitimate_error_bodies_pass_the_scan(status: int, body: str) -> None:
+    assert unsafe_in_answer(status, body, secrets=("hunter2",), paths=("/tmp/run-1",)) == []
+
+
+@pytest.mark.parametrize(("body", "kind"), UNSAFE)
+def test_an_error_body_naming_a_url_path_or_key_is_caught(body: str, kind: str) -> None:
+    for status in (400, 401, 429, 500, 503):
+        assert kind in unsafe_in_answer(status, body), (status, body)
+    # a 2xx body is not scanned for the patterns (a snapshot may hold any text), only secrets
+    assert unsafe_in_answer(200, body) == []
+
+
+def test_the_run_s_own_folders_are_caught_in_an_error_body() -> None:
+    paths = ("/srv/aimi/run-7/b",)
+    found = unsafe_in_answer(500, "pull failed under /srv/aimi/run-7/b/snapshots", paths=paths)
+    assert "a path of the run's data dirs" in found
+    assert unsafe_in_answer(500, "pull failed", paths=paths) == []
+
+
+def _held(**dirs: tuple[str | None, int, list[str]]) -> Held:
+    return Held(dict(dirs))
+
+
+def test_a_case_s_after_is_asserted() -> None:
+    one = "20261201-20261201T192600123456-abcdef012345"
+    two = "20261201-20261201T192700123456-abcdef012345"
+    before = _held(builder=(one, 3, []), a=(one, 2, []), b=(one, 2, []), store=(one, 4, []))
+    same = _held(builder=(two, 4, []), a=(two, 3, []), b=(two, 3, []), store=(two, 5, []))
+    assert after_checks("store", before, same) == []  # one publish: one snapshot more
+    assert after_checks("redis", before, same) == ["after: the store holds 1 snapshots more, not 0"]
+    assert after_checks("tamper", before, same, skipped=False)  # 2 expected, 1 added
+    split = _held(builder=(two, 4, []), a=(two, 3, []), b=(one, 3, []), store=(two, 5, []))
+    assert any("not one snapshot everywhere" in f for f in after_checks("store", before, split))
+    left = _held(
+        builder=(two, 4, [".staging-x"]), a=(two, 3, []), b=(two, 3, []), store=(two, 5, [])
+    )
+    assert after_checks("store", before, left) == [
+        "after: builder holds temporary folders ['.staging-x']"
+    ]
+    # a skipped case must leave the store as it was
+    assert after_checks("disk", before, before, skipped=True) == []
+    assert after_checks("disk", before, same, skipped=True)
+    assert "builder 20261201T192700 (4 snapshots)" in same.text()
+    assert same.text().endswith("; store 20261201T192700 (5 snapshots)")
+
+
+def test_the_store_kill_points_are_told_apart_on_a_real_s3_server() -> None:
+    # moto's S3 server (the arrangement's store): the upload (objects, no manifest), then the
+    # pointer move (manifest stored, CURRENT elsewhere), then neither (CURRENT moved)
+    staged = "20261201-20261201T192700123456-abcdef012345"
+    with moto_server() as server:
+        client = server.client()
+        store = ObjectStore(f"s3://{server.bucket}/aimi", client=client)
+        key = store.url.key
+
+        def put(name: str, body: bytes) -> None:
+            client.put_object(Bucket=server.bucket, Key=name, Body=body)
+
+        assert _store_point(store, staged, "upload") is None  # nothing yet
+        put(key("CURRENT"), b"20261201-old-x\n")
+        put(key("snapshots", staged, "pack.bin"), b"x")
+        assert _store_point(store, staged, "upload") == (
+            "1 objects of 20261201T192700 on the store, no manifest"
+        )
+        assert _store_point(store, staged, "pointer") is None
+        put(key("snapshots", staged, "manifest.json"), b"{}")
+        assert _store_point(store, staged, "upload") is None
+        assert _store_point(store, staged, "pointer") == (
+            "manifest of 20261201T192700 stored, the store's CURRENT not yet moved"
+        )
+        put(key("CURRENT"), (staged + "\n").encode())
+        assert _store_point(store, staged, "pointer") is None
 
 
 def test_a_replica_that_missed_a_health_answer_is_still_described() -> None:

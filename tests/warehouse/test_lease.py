@@ -5,6 +5,7 @@ machines exclude each other through one object. Against a real local S3 server (
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from warehouse import lease as lease_module
 from warehouse import locks
 from warehouse.lease import LeaseBusy, LeaseUnsupported, StoreLease
 from warehouse.paths import DataDir
+from warehouse.s3 import ObjectStoreError
 
 _prefixes = iter(range(10_000))
 
@@ -303,3 +305,33 @@ def test_a_holder_that_lost_its_lease_is_stopped_before_it_publishes(
             ensure_held()
     assert (_body(s3, url) or {}).get("token") == "another"  # its release left that alone
     ensure_held()  # nothing held any more
+
+
+def test_a_block_s_error_is_not_hidden_by_a_release_that_fails_too(
+    s3: S3Server, url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the store lost while the lease is held (what `make fault-test`'s store-cut does to a
+    # publish): the holder's client pointed at a port where nothing listens, then the block
+    # fails; its own error reaches the caller, the failed release is logged, not raised over it
+    import boto3
+    from botocore.config import Config
+
+    from tests.s3_server import free_port
+
+    holder = builder(s3, url, ttl=30)
+    caplog.set_level(logging.WARNING, logger="aimi.lease")
+    with pytest.raises(RuntimeError, match="the upload failed"), holder.hold("holder"):
+        holder.client = boto3.client(
+            "s3",
+            endpoint_url=f"http://127.0.0.1:{free_port()}",
+            config=Config(retries={"max_attempts": 1}, connect_timeout=1, read_timeout=5),
+        )
+        raise RuntimeError("the upload failed")
+    assert "after RuntimeError: the build lease" in caplog.text
+    assert "was not released" in caplog.text and "Could not connect" in caplog.text
+    assert _body(s3, url) is not None  # still there: it expires, or is taken over
+    # a block that ends well still raises a release that fails (nothing else to report)
+    other = builder(s3, f"{url}-2", ttl=30)
+    refused = pytest.raises(ObjectStoreError, match="cannot release the build lease")
+    with refused, other.hold("other"):
+        other.client = holder.client
