@@ -45,6 +45,7 @@ from sources import (
     eligible,
     queries,
     ranked_units,
+    variant_name,
 )
 
 from analytics.schema import SIGNALS
@@ -168,12 +169,7 @@ def score(
 
     systems = dict(SYSTEMS)
     for pair in floors:
-        name = f"source {pair[0]:g}/{pair[1]:g}"
-        if len(pair) == 4:
-            name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
-        if len(pair) == 3:
-            name += f" (at least rank {pair[2]:g})"
-        systems[name] = (ALL_LEGS, pair)
+        systems[variant_name(pair)] = (ALL_LEGS, pair)
     embed = load_minilm()
     # kind -> system -> hits over every sample, in sample order
     pooled: dict[str, dict[str, list[float]]] = {k: {} for k in KINDS}

@@ -213,15 +213,21 @@ class Peers:
 # -- our executor --------------------------------------------------------------------------
 
 
+def variant_name(pair: Sequence[float]) -> str:
+    """A floor setting's name in the tables: title/passage floors, then the rule it adds (a
+    third value: the rank a lifted unit scores at least; a fourth: floors for one signal)."""
+    name = f"source {pair[0]:g}/{pair[1]:g}"
+    if len(pair) == 4:
+        name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
+    if len(pair) == 3:
+        name += f" (at least rank {pair[2]:g})"
+    return name
+
+
 def variants(floors: Sequence[tuple[float, ...]]) -> dict[str, Variant]:
     out: dict[str, Variant] = {"today": (("lexical", "dense", "title"), None)}
     for pair in floors:
-        name = f"source {pair[0]:g}/{pair[1]:g}"
-        if len(pair) == 4:
-            name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
-        if len(pair) == 3:
-            name += f" (at least rank {pair[2]:g})"
-        out[name] = (("lexical", "dense", "title", "source"), tuple(pair))
+        out[variant_name(pair)] = (("lexical", "dense", "title", "source"), tuple(pair))
     out["source legs alone"] = (("source",), None)
     return out
 
