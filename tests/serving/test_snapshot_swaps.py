@@ -83,6 +83,21 @@ def test_a_swap_between_pages_neither_skips_nor_repeats(
     assert "Essay backdated" in {titles[s] for s in seen}
 
 
+def _refused_once(
+    store: SnapshotStore, old: object, caplog: pytest.LogCaptureFixture, refreshes: int
+) -> str:
+    """Refresh ``store`` ``refreshes`` times: it keeps ``old`` each time and logs one refusal,
+    whose line is returned."""
+    with caplog.at_level(logging.INFO, logger="aimi.serving"):
+        for _ in range(refreshes):
+            assert store.refresh() is old
+    refusals = [
+        r for r in caplog.records if r.name == "aimi.serving" and r.levelno >= logging.ERROR
+    ]
+    assert len(refusals) == 1
+    return refusals[0].getMessage()
+
+
 def _corrupt(table: Path) -> None:
     data = bytearray(table.read_bytes())
     middle = len(data) // 2
@@ -103,14 +118,7 @@ def test_a_corrupted_snapshot_is_refused_once_and_the_old_one_keeps_serving(
 
     bad_id = publish(fresh_root, corpus.extended)
     _corrupt(DataDir(fresh_root).snapshots / bad_id / "signals.parquet")
-    with caplog.at_level(logging.INFO, logger="aimi.serving"):
-        for _ in range(3):
-            assert store.refresh() is old
-    refusals = [
-        r for r in caplog.records if r.name == "aimi.serving" and r.levelno >= logging.ERROR
-    ]
-    assert len(refusals) == 1
-    line = refusals[0].getMessage()
+    line = _refused_once(store, old, caplog, refreshes=3)
     assert bad_id in line and "checksum" in line and old.snapshot_id in line
     assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == old.snapshot_id
     assert fresh_client.get("/v1/signals?limit=50").content == before
@@ -170,14 +178,7 @@ def test_a_snapshot_without_the_whole_source_index_is_refused_with_how_to_rebuil
         search=SearchBeforeWholeSources(plain.units, plain.vectors),
     ).snapshot.snapshot_id
     assert not (DataDir(fresh_root).snapshots / stale / SOURCES_DIR).exists()
-    with caplog.at_level(logging.INFO, logger="aimi.serving"):
-        for _ in range(2):
-            assert store.refresh() is old
-    refusals = [
-        r for r in caplog.records if r.name == "aimi.serving" and r.levelno >= logging.ERROR
-    ]
-    assert len(refusals) == 1
-    line = refusals[0].getMessage()
+    line = _refused_once(store, old, caplog, refreshes=2)
     assert stale in line and old.snapshot_id in line
     assert "no index of whole sources" in line and "`aimi build`" in line
     assert fresh_client.get("/v1/health").json()["snapshot"]["id"] == old.snapshot_id
