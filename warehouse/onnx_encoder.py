@@ -483,8 +483,6 @@ class OnnxEncoder:
             ids = np.asarray([self._tokenizer.encode(texts[0]).ids], dtype=np.int64)
             return self._run(ids, np.ones_like(ids))
         encodings = self._tokenizer.encode_batch(list(texts))
-        if self.concurrent_runs > 1 and self.runs_alone:
-            return self._run_concurrently(encodings, progress=progress, label=label)
         lengths = [len(enc.ids) for enc in encodings]
         # longest first and stable, as MiniLM batches: results do not depend on the order
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
@@ -492,12 +490,13 @@ class OnnxEncoder:
         sorted_lengths = [lengths[i] for i in order]
         if self.exact_lengths:
             groups = exact_length_runs(sorted_lengths, self.batch_size)
-        elif len(texts) <= LARGE_CALL_BATCHES * self.batch_size:
+        elif len(texts) <= LARGE_CALL_BATCHES * self.batch_size and not self.runs_alone:
             groups = padded_groups(sorted_lengths, self.batch_size)
         else:
             # a build's call (thousands of texts): sorted neighbours are of nearly one length,
             # so consecutive batches pad little, and the grouping's search (texts × batch size
-            # steps in Python: 0.25 s for 20,000 texts) would buy next to nothing
+            # steps in Python: 0.25 s for 20,000 texts) would buy next to nothing; an int8
+            # file's texts (batch size 1) each run alone at their own length
             groups = [
                 (start, min(start + self.batch_size, len(texts)))
                 for start in range(0, len(texts), self.batch_size)
@@ -531,28 +530,6 @@ class OnnxEncoder:
                 done = tqdm(done, total=len(groups), desc=label, unit="batch")
             for chosen, vectors in done:
                 out[chosen] = vectors
-        return out
-
-    def _run_concurrently(
-        self, encodings: Sequence[Any], *, progress: bool, label: str
-    ) -> FloatMatrix:
-        """Each text alone at its own length, ``concurrent_runs`` runs at a time (ONNX Runtime
-        releases the interpreter lock while it runs); rows in input order."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        def one(index: int) -> FloatMatrix:
-            ids = np.asarray([encodings[index].ids], dtype=np.int64)
-            return self._run(ids, np.ones_like(ids))
-
-        out = np.empty((len(encodings), EMBEDDING_DIM), dtype=np.float32)
-        with ThreadPoolExecutor(max_workers=self.concurrent_runs) as pool:
-            rows: Iterable[FloatMatrix] = pool.map(one, range(len(encodings)))
-            if progress and len(encodings) >= PROGRESS_MIN_BATCHES:
-                from tqdm import tqdm
-
-                rows = tqdm(rows, total=len(encodings), desc=label, unit="text")
-            for index, row in enumerate(rows):
-                out[index] = row[0]
         return out
 
 
