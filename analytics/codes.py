@@ -22,7 +22,9 @@ IntArray = npt.NDArray[np.int64]
 _Ints = TypeVar("_Ints", npt.NDArray[np.int64], npt.NDArray[np.uint32])
 
 
-def heads(ordered: npt.NDArray[np.int64] | npt.NDArray[np.uint32]) -> IntArray:
+def heads(
+    ordered: npt.NDArray[np.int64] | npt.NDArray[np.uint32] | npt.NDArray[np.uint64],
+) -> IntArray:
     """Where each run of equal values starts in a sorted array."""
     head = np.empty(len(ordered), dtype=np.bool_)
     head[:1] = True
@@ -71,12 +73,8 @@ def _hashed_codes(values: pl.Series) -> tuple[pl.Series, IntArray] | None:
     packed.sort()
     row = np.bitwise_and(packed, np.uint64((1 << bits) - 1)).view(np.int64)
     packed >>= np.uint64(bits)
-    head = np.empty(n, dtype=np.bool_)
-    head[:1] = True
-    np.not_equal(packed[1:], packed[:-1], out=head[1:])
+    starts = heads(packed)
     del packed
-    starts = np.flatnonzero(head)
-    del head
     distinct = values.gather(row[starts])
     order = distinct.arg_sort().cast(pl.Int64).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
