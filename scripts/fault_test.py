@@ -341,6 +341,17 @@ class Run:
         then the local one."""
         return self.aimi("snapshots", "rollback", snapshot_id, data=data)
 
+    def start_publish(self, snapshot_id: str, *, merged: bool) -> subprocess.Popen[str]:
+        """``publish`` started and left running (to be cut or killed mid-way): its output piped,
+        standard error into standard output when ``merged``."""
+        return subprocess.Popen(
+            [str(AIMI), "snapshots", "rollback", snapshot_id],
+            env=self.parts.builder_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+            text=True,
+        )
+
     def serving(self) -> dict[str, set[str | None]]:
         """The ids each replica answers from, over ten health requests (both workers)."""
         return {
@@ -548,13 +559,7 @@ def case_store_cut(run: Run, outcome: Outcome) -> None:
         time.sleep(1)
         note("store-cut: the builder's publish, cut during its upload")
         builder_gate.delay = UPLOAD_DELAY
-        publish = subprocess.Popen(
-            [str(AIMI), "snapshots", "rollback", new],
-            env=parts.builder_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        publish = run.start_publish(new, merged=False)
 
         def uploading() -> bool:
             if publish.poll() is not None:
@@ -1521,13 +1526,7 @@ def case_publish_kill(run: Run, outcome: Outcome) -> None:
             before = current_snapshot_id(run.builder)
             new = run.stage_copy()
             parts.builder_gate.delay = 0.05
-            publish = subprocess.Popen(
-                [str(AIMI), "snapshots", "rollback", new],
-                env=parts.builder_env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
+            publish = run.start_publish(new, merged=True)
             prefix = store.url.key("snapshots", new) + "/"
 
             def reached(
