@@ -83,6 +83,15 @@ LEG_WEIGHTS = {"lexical": 1.0, "dense": 1.0, "title": 1.0}
 CONTAINED_MAX_SOURCES = 10
 CONTAINED_TOP = 3
 CONTAINED_FLOORS = {"title": 1.7, "passage": 1.5}
+# The verbatim rule: a query of at least VERBATIM_MIN_WORDS words (stop words counted) that the
+# complete text of at most CONTAINED_TOP signals holds in order, with at most VERBATIM_SLOP
+# words between them in all (a word or two the reader forgot), is a line the reader remembers;
+# each such signal's unit nearest that line scores at least the fused score ranked
+# VERBATIM_RANK-th without it, so it is on the first page whatever the corpus's size (a floor's
+# place in the list depends on how many units both unit legs reach).
+VERBATIM_MIN_WORDS = 5
+VERBATIM_SLOP = 2
+VERBATIM_RANK = 1
 # The central statement: the unit that stands for a source matched by its title alone.
 CENTRAL_ROLES = ("thesis", "synopsis")
 # A phrase: what a query holds between double quotes.
@@ -164,6 +173,9 @@ class SearchRequest:
     # for evaluation: a lifted unit scores at least the fused score of the unit legs' and title
     # leg's ``lift_rank``-th best row (None: floors alone)
     lift_rank: int | None = None
+    # for evaluation: the verbatim rule's rank (None: the rule off) and slop
+    verbatim_rank: int | None = VERBATIM_RANK
+    verbatim_slop: int = VERBATIM_SLOP
 
 
 def quoted_phrases(text: str) -> list[list[str]]:
@@ -171,6 +183,39 @@ def quoted_phrases(text: str) -> list[list[str]]:
     double quotes that have any term. An unmatched quote is ignored."""
     phrases = [phrase_terms(part) for part in _QUOTED.findall(text)]
     return [terms for terms in phrases if terms]
+
+
+def _kth_score(scores: dict[int, float], k: int | None) -> float:
+    """Just above the ``k``-th best of ``scores`` (0 when ``k`` is None or there are fewer):
+    a score that ranks ``k``-th or better."""
+    if k is None or len(scores) < k:
+        return 0.0
+    ordered = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    return float(np.nextafter(-np.partition(-ordered, k - 1)[k - 1], np.inf))
+
+
+def _lift(
+    scores: dict[int, float],
+    request: SearchRequest,
+    contained: tuple[list[int], list[int], tuple[int, int]],
+    verbatim: list[int],
+) -> None:
+    """Into ``scores`` (the unit legs' and the title leg's fused scores): the source legs' rows
+    at their floors, and the verbatim rule's rows at least at ``request.verbatim_rank``."""
+    floors = request.floors or (CONTAINED_FLOORS["title"], CONTAINED_FLOORS["passage"])
+    lifted, holders = contained[:2], contained[2]
+    if request.unique_floors is not None:
+        floors = tuple(  # type: ignore[assignment]
+            unique if count == 1 else floor
+            for floor, unique, count in zip(floors, request.unique_floors, holders, strict=True)
+        )
+    at_rank = _kth_score(scores, request.lift_rank)
+    top = _kth_score(scores, request.verbatim_rank) if verbatim else 0.0
+    for ranked, floor in zip(lifted, floors, strict=True):
+        for rank, row in enumerate(ranked, start=1):
+            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank), at_rank)
+    for rank, row in enumerate(verbatim, start=1):
+        scores[row] = max(scores.get(row, 0.0), top, floors[1] / (RRF_K + rank))
 
 
 class SearchIndex:
@@ -521,6 +566,27 @@ class SearchIndex:
                 in_passage.append(self._nearest(key, allowed, span))
         return located, in_passage, (len(by_title), len(passages))
 
+    def verbatim_leg(
+        self, text: str, mask: BoolArray | None, slop: int = VERBATIM_SLOP
+    ) -> list[int]:
+        """Rows lifted by the verbatim rule: for each signal whose title or complete text holds
+        the query's words in order (at least ``VERBATIM_MIN_WORDS`` of them, stop words
+        counted), with at most ``slop`` other words between them in all, in BM25 order, its
+        allowed unit nearest the passage holding them; empty when more than ``CONTAINED_TOP``
+        signals (allowed or not) hold them."""
+        import tantivy
+
+        words = phrase_terms(text)
+        if len(words) < VERBATIM_MIN_WORDS:
+            return []
+        phrase = tantivy.Query.phrase_query(self.source_schema, TEXT, list(words), slop=slop)
+        hits = self.source_searcher.search(phrase, CONTAINED_TOP + 1, count=False).hits
+        if len(hits) > CONTAINED_TOP:
+            return []
+        keys = self.source_searcher.fast_field_values(SOURCE, [a for _s, a in hits])
+        holders = [int(key) for key in keys if len(self._allowed_rows(int(key), mask))]
+        return self._locate(holders, query_terms(text), [words], mask)
+
     def _title_holders(self, terms: list[str]) -> list[int]:
         """Keys of the signals whose title holds every term, by BM25; none when more than
         ``CONTAINED_MAX_SOURCES`` do."""
@@ -728,6 +794,7 @@ class SearchIndex:
         allowed = self.size if mask is None else int(np.count_nonzero(mask))
         depth = max(MIN_DEPTH, 2 * request.limit)
         contained: tuple[list[int], list[int], tuple[int, int]] | None = None
+        verbatim: list[int] = []
         while True:
             scores: dict[int, float] = {}
             exhausted = True
@@ -758,26 +825,12 @@ class SearchIndex:
                 if "source" in request.legs:
                     if contained is None:
                         contained = self.contained_holders(text, mask)
-                    floors = request.floors or (
-                        CONTAINED_FLOORS["title"],
-                        CONTAINED_FLOORS["passage"],
-                    )
-                    lifted, holders = contained[:2], contained[2]
-                    if request.unique_floors is not None:
-                        floors = tuple(  # type: ignore[assignment]
-                            unique if count == 1 else floor
-                            for floor, unique, count in zip(
-                                floors, request.unique_floors, holders, strict=True
-                            )
+                        verbatim = (
+                            []
+                            if request.verbatim_rank is None
+                            else self.verbatim_leg(text, mask, request.verbatim_slop)
                         )
-                    at_rank = 0.0
-                    if request.lift_rank is not None and len(scores) >= request.lift_rank:
-                        ordered = np.fromiter(scores.values(), dtype=np.float64)
-                        kth = -np.partition(-ordered, request.lift_rank - 1)[request.lift_rank - 1]
-                        at_rank = float(np.nextafter(kth, np.inf))
-                    for ranked, floor in zip(lifted, floors, strict=True):
-                        for rank, row in enumerate(ranked, start=1):
-                            scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank), at_rank)
+                    _lift(scores, request, contained, verbatim)
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits

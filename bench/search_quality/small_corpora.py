@@ -39,12 +39,15 @@ from sources import (
     MIN_TEXT_WORDS,
     MIN_TITLE_WORDS,
     Peers,
+    Setting,
+    Variant,
     cell,
     content_words,
     diff_cell,
     eligible,
     queries,
     ranked_units,
+    setting,
     variant_name,
 )
 
@@ -59,7 +62,7 @@ CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ainew
 FILES = ("ainews-2024.jsonl", "ainews-2025.jsonl")
 AS_OF = "2026-01-01"
 QUERY_SEED = 30  # the content60 recipe's seed, as sources.py's per set
-SYSTEMS: dict[str, tuple[tuple[str, ...], tuple[float, ...] | None]] = {
+SYSTEMS: dict[str, Variant] = {
     "ours (shipped)": (("lexical", "dense", "title", "source"), None),
     "today (no source legs)": (("lexical", "dense", "title"), None),
     "source legs alone": (("source",), None),
@@ -163,13 +166,13 @@ def _served(data: DataDir) -> tuple[Any, pl.DataFrame, pl.DataFrame]:
 
 
 def score(
-    spec: dict[str, Any], work: Path, per_query: Path | None, floors: list[tuple[float, ...]]
+    spec: dict[str, Any], work: Path, per_query: Path | None, settings: list[Setting]
 ) -> None:
     from serving.search import SearchIndex
 
     systems = dict(SYSTEMS)
-    for pair in floors:
-        systems[variant_name(pair)] = (ALL_LEGS, pair)
+    for chosen in settings:
+        systems[variant_name(chosen)] = (ALL_LEGS, chosen)
     embed = load_minilm()
     # kind -> system -> hits over every sample, in sample order
     pooled: dict[str, dict[str, list[float]]] = {k: {} for k in KINDS}
@@ -276,8 +279,7 @@ def main() -> None:
     elif args.step == "build":
         build(spec, args.work)
     else:
-        floors = [tuple(float(f) for f in p.split(":")) for p in args.floors.split(",") if p]
-        score(spec, args.work, args.per_query, floors)
+        score(spec, args.work, args.per_query, [setting(p) for p in args.floors.split(",") if p])
 
 
 if __name__ == "__main__":

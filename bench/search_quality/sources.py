@@ -1,7 +1,8 @@
 """Whole-source search (issue 30), measured: what a reader types when they remember *part* of a
 post — its exact title, the first half of the title, 60 % of the title's content words, six
-consecutive words from the middle of its text — against the executor with and without the
-source legs, at several floors, and against two peers over the same sources, in one run.
+consecutive words from the middle of its text, and those six with one inside left out (a word
+the reader forgot) — against the executor with and without the source legs, at several floors,
+and against two peers over the same sources, in one run.
 The known-item and topical sets of ``run.py`` are scored in the same run.
 
 Usage: .venv/bin/python bench/search_quality/sources.py [DATA_DIR] [--draw] [--cache DIR]
@@ -22,12 +23,13 @@ table it was built from (each signal's complete text: the snapshot serves units,
 - Relevant: the signal. Our systems hit when any of its units is in the top 10 (the API
   defaults: limit 10, diversity cap 2, copies collapsed); the peers when the signal is.
 - Systems: ``today`` the executor before the source legs (unit BM25 with the title field,
-  MiniLM over units, title match); ``source T/P`` the executor with the source legs at title
-  floor T and passage floor P (``serving.search.CONTAINED_FLOORS`` ships one pair); ``source
-  legs alone`` those legs by themselves; ``BM25/source`` plain BM25 over "title + text" per
-  signal in tantivy (one field, the index's ``en_stem`` analyzer, the query's terms OR-ed, stop
-  words dropped); ``BM25+MiniLM/source`` that and MiniLM cosine over "title. text" per signal,
-  fused by RRF (k = 60, depth 100).
+  MiniLM over units, title match); ``shipped`` the executor with its defaults; ``source T/P``
+  with the source legs at title floor T and passage floor P (``serving.search.CONTAINED_FLOORS``
+  ships one pair) and the verbatim rule off unless named (``serving.search.VERBATIM_RANK``);
+  ``source legs alone`` those legs (and the verbatim rule) by themselves; ``BM25/source``
+  plain BM25 over "title + text" per signal in tantivy (one field, the index's ``en_stem``
+  analyzer, the query's terms OR-ed, stop words dropped); ``BM25+MiniLM/source`` that and
+  MiniLM cosine over "title. text" per signal, fused by RRF (k = 60, depth 100).
 - Intervals: 95 % percentile bootstrap (10,000 resamples, seeded) of each mean, and of the
   paired difference to ``BM25/source`` on the partial sets.
 """
@@ -42,8 +44,9 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -65,7 +68,7 @@ from run import (
 
 from analytics.copies import copy_of
 from analytics.schema import SIGNALS
-from serving.search import RRF_K, SearchIndex, SearchRequest
+from serving.search import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
 from warehouse.search_index import query_analyzer, query_terms
@@ -76,15 +79,29 @@ PARTIAL = Path(__file__).resolve().parent / "partial_queries.json"
 DEFAULT_DATA_DIR = "/tmp/ainews-full"
 DEFAULT_CACHE = "/tmp/aimi-sources-bench"
 DEPTH = 100
-# a system: its legs and the source legs' floors (title, passage; None: the shipped ones),
-# optionally followed by each leg's floor when it found exactly one signal (title, passage)
-Variant = tuple[tuple[str, ...], tuple[float, ...] | None]
+
+
+class Setting(NamedTuple):
+    """The source legs of one system: title and passage floors, optionally each leg's floor when
+    it found exactly one signal (title, passage) or the rank a lifted unit scores at least, and
+    the verbatim rule's rank (None: off) and slop."""
+
+    floors: tuple[float, float]
+    unique: tuple[float, float] | None = None
+    lift_rank: int | None = None
+    verbatim: int | None = None
+    slop: int = VERBATIM_SLOP
+
+
+# a system: its legs and its source-leg setting (None: the executor's defaults, as shipped)
+Variant = tuple[tuple[str, ...], Setting | None]
 RESAMPLES = 10_000
 KINDS = {
     "exact": "the exact title",
     "half": "the first half of the title",
     "content60": "60 % of the title's content words",
     "middle6": "six consecutive words from the middle of the text",
+    "gapped": "those six words with one inside left out",
 }
 MIN_TITLE_WORDS = 4
 MIN_CONTENT_WORDS = 3
@@ -108,11 +125,15 @@ def queries(signal_id: str, title: str, text: str, seed: int) -> dict[str, str]:
     chosen = sorted(random.Random(f"{seed}:{signal_id}").sample(range(len(content)), take))
     body = text.split()
     middle = len(body) // 2
+    line = body[middle - 3 : middle + 3]
+    # a reader who forgets a word: never the first or the last (that would leave a run of five)
+    gap = random.Random(f"{seed}:{signal_id}:gap").randrange(1, 5)
     return {
         "exact": title,
         "half": " ".join(words[: len(words) // 2]),
         "content60": " ".join(content[i] for i in chosen),
-        "middle6": " ".join(body[middle - 3 : middle + 3]),
+        "middle6": " ".join(line),
+        "gapped": " ".join(line[:gap] + line[gap + 1 :]),
     }
 
 
@@ -213,21 +234,45 @@ class Peers:
 # -- our executor --------------------------------------------------------------------------
 
 
-def variant_name(pair: Sequence[float]) -> str:
-    """A floor setting's name in the tables: title/passage floors, then the rule it adds (a
-    third value: the rank a lifted unit scores at least; a fourth: floors for one signal)."""
-    name = f"source {pair[0]:g}/{pair[1]:g}"
-    if len(pair) == 4:
-        name += f" (one signal: {pair[2]:g}/{pair[3]:g})"
-    if len(pair) == 3:
-        name += f" (at least rank {pair[2]:g})"
+def setting(text: str) -> Setting:
+    """``title:passage``, then optionally ``one-title:one-passage`` or ``rank``, then
+    optionally ``vK`` or ``vK~S`` (the verbatim rule at rank K, with slop S)."""
+    parts = text.split(":")
+    verbatim, slop = None, VERBATIM_SLOP
+    if parts[-1].startswith("v"):
+        rank, _tilde, given = parts.pop()[1:].partition("~")
+        verbatim, slop = int(rank), int(given or VERBATIM_SLOP)
+    values = [float(part) for part in parts]
+    if len(values) not in (2, 3, 4):
+        raise ValueError(f"not a source-leg setting: {text!r}")
+    return Setting(
+        (values[0], values[1]),
+        unique=(values[2], values[3]) if len(values) == 4 else None,
+        lift_rank=int(values[2]) if len(values) == 3 else None,
+        verbatim=verbatim,
+        slop=slop,
+    )
+
+
+def variant_name(chosen: Setting) -> str:
+    """A setting's name in the tables: title/passage floors, then the rules it adds."""
+    name = f"source {chosen.floors[0]:g}/{chosen.floors[1]:g}"
+    if chosen.unique is not None:
+        name += f" (one signal: {chosen.unique[0]:g}/{chosen.unique[1]:g})"
+    if chosen.lift_rank is not None:
+        name += f" (at least rank {chosen.lift_rank})"
+    if chosen.verbatim is not None:
+        name += f" (verbatim at rank {chosen.verbatim}, slop {chosen.slop})"
     return name
 
 
-def variants(floors: Sequence[tuple[float, ...]]) -> dict[str, Variant]:
-    out: dict[str, Variant] = {"today": (("lexical", "dense", "title"), None)}
-    for pair in floors:
-        out[variant_name(pair)] = (("lexical", "dense", "title", "source"), tuple(pair))
+def variants(settings: Sequence[Setting]) -> dict[str, Variant]:
+    out: dict[str, Variant] = {
+        "today": (("lexical", "dense", "title"), None),
+        "shipped": (("lexical", "dense", "title", "source"), None),
+    }
+    for chosen in settings:
+        out[variant_name(chosen)] = (("lexical", "dense", "title", "source"), chosen)
     out["source legs alone"] = (("source",), None)
     return out
 
@@ -235,25 +280,30 @@ def variants(floors: Sequence[tuple[float, ...]]) -> dict[str, Variant]:
 def ranked_units(
     index: SearchIndex,
     legs: tuple[str, ...],
-    floors: tuple[float, ...] | None,
+    chosen: Setting | None,
     query: str,
     vector: np.ndarray,
     limit: int = K,
 ) -> tuple[list[int], float]:
     """Rows of the top ``limit`` and the search's wall time in ms."""
-    started = time.perf_counter()
-    hits = index.search(
-        SearchRequest(
-            query_vector=vector,
-            query_text=query,
-            limit=limit,
-            diversity_cap=DIVERSITY_CAP,
-            legs=legs,
-            floors=None if floors is None else (floors[0], floors[1]),
-            unique_floors=None if floors is None or len(floors) < 4 else (floors[2], floors[3]),
-            lift_rank=None if floors is None or len(floors) != 3 else int(floors[2]),
-        )
+    request = SearchRequest(
+        query_vector=vector,
+        query_text=query,
+        limit=limit,
+        diversity_cap=DIVERSITY_CAP,
+        legs=legs,
     )
+    if chosen is not None:
+        request = replace(
+            request,
+            floors=chosen.floors,
+            unique_floors=chosen.unique,
+            lift_rank=chosen.lift_rank,
+            verbatim_rank=chosen.verbatim,
+            verbatim_slop=chosen.slop,
+        )
+    started = time.perf_counter()
+    hits = index.search(request)
     return [hit.row for hit in hits], 1000 * (time.perf_counter() - started)
 
 
@@ -299,9 +349,11 @@ def main() -> None:
     parser.add_argument(
         "--floors",
         default="1.5:1.5,1.7:1.5,2:2",
-        help="source-leg floors to compare, title:passage[:one-title:one-passage] (the last "
+        help="source-leg settings to compare, title:passage[:one-title:one-passage] (the last "
         "two: the floors when a leg found exactly one signal; or title:passage:rank, a lifted unit "
-        "scoring at least the rank-th fused score), comma-separated",
+        "scoring at least the rank-th fused score), each optionally ending :vK (the verbatim rule "
+        "at rank K; without it the rule is off), comma-separated; 'today' and the executor as "
+        "shipped are always measured",
     )
     parser.add_argument("--per-query", type=Path, help="write per-query hits as JSON (no text)")
     parser.add_argument(
@@ -374,8 +426,7 @@ def main() -> None:
     if args.embed_only:
         return
 
-    floors = [tuple(float(f) for f in pair.split(":")) for pair in args.floors.split(",")]
-    systems = variants(floors)
+    systems = variants([setting(text) for text in args.floors.split(",")])
     timings: dict[str, list[float]] = {name: [] for name in systems}
     hits: dict[str, dict[str, dict[str, list[float]]]] = {}  # set -> kind -> system -> 0/1
     for name, by_kind in partial.items():

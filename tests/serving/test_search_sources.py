@@ -25,6 +25,8 @@ from serving.search import (
     CONTAINED_MAX_SOURCES,
     CONTAINED_TOP,
     RRF_K,
+    VERBATIM_MIN_WORDS,
+    VERBATIM_SLOP,
     SearchFilters,
     SearchIndex,
     SearchRequest,
@@ -33,7 +35,7 @@ from serving.search import (
 from tests.serving.test_search_copies import AS_OF, vector_of
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
-from warehouse.search_index import SOURCES_DIR, build_search_files, passages
+from warehouse.search_index import SOURCES_DIR, build_search_files, passages, phrase_terms
 from warehouse.snapshot import OpenedSnapshot, SnapshotError, publish_snapshot
 from warehouse.tables import read_table
 
@@ -308,6 +310,60 @@ def test_a_phrase_matches_only_sources_holding_it_in_order(index: SearchIndex) -
     assert found(index, '"quarterly outlook for orbital"', limit=5)[0].startswith("s_long")
     # no source holds it: nothing
     assert found(index, '"lighthouse copper kettles"') == []
+
+
+def test_a_line_typed_word_for_word_ranks_its_nearest_unit_first(index: SearchIndex) -> None:
+    # seven words in order in s_long's text; s_scrambled holds them out of order
+    assert len(PHRASE.split()) >= VERBATIM_MIN_WORDS
+    (lifted,) = index.verbatim_leg(PHRASE, None)
+    assert index.unit_ids[lifted] == "s_long_u2"  # the unit nearest the line
+    base = SearchRequest(
+        query_vector=vector_of(PHRASE), query_text=PHRASE, diversity_cap=100, limit=20
+    )
+    fused = index.search(replace(base, legs=("lexical", "dense", "title")))
+    hits = index.search(base)
+    assert hits[0].row == lifted and hits[0].score > fused[0].score
+    # off, the unit keeps its passage floor (s_scrambled's passage holds the words too)
+    rank = index.contained_legs(PHRASE, None)[1].index(lifted) + 1
+    off = index.search(replace(base, verbatim_rank=None))
+    assert next(h.score for h in off if h.row == lifted) == pytest.approx(
+        CONTAINED_FLOORS["passage"] / (RRF_K + rank)
+    )
+    # at a lower rank it scores just above the fused list's hit at that rank
+    third = index.search(replace(base, verbatim_rank=3))
+    score = next(h.score for h in third if h.row == lifted)
+    assert fused[2].score < score <= max(fused[1].score, CONTAINED_FLOORS["passage"] / (RRF_K + 1))
+
+
+def test_the_verbatim_rule_needs_enough_words_in_order_in_few_signals(tmp_path: Path) -> None:
+    index = publish(tmp_path, extra=5)
+    # the same words out of order, or too few words: nothing
+    assert index.verbatim_leg("kettles copper whistle loudly near the lighthouse", None) == []
+    assert index.verbatim_leg("near the lighthouse", None) == []
+    # in the texts of more signals than CONTAINED_TOP: silent (a stock phrase, not a line)
+    line = "the saffron harvest came in early this year"
+    assert index.verbatim_leg(line, None) == []
+    assert len(index.phrase_sources([phrase_terms(line)])) == 5 > CONTAINED_TOP
+    # punctuation and case do not matter; stop words count as words
+    assert index.verbatim_leg("Copper kettles, whistle loudly near THE lighthouse!", None)
+    # a word or two the reader forgot (VERBATIM_SLOP), not three
+    assert VERBATIM_SLOP == 2
+    assert index.verbatim_leg("copper kettles loudly near the lighthouse", None)
+    assert index.verbatim_leg("copper kettles loudly the lighthouse", None)
+    assert index.verbatim_leg("copper kettles the lighthouse", None) == []  # too few words
+    assert index.verbatim_leg("copper kettles loudly the lighthouse", None, slop=0) == []
+    assert index.verbatim_leg("orbital kettles whistle loudly lighthouse", None) == []
+
+
+def test_the_verbatim_rule_keeps_to_the_filters(index: SearchIndex) -> None:
+    mask = index.mask(SearchFilters(role="thesis"))
+    assert [index.unit_ids[r] for r in index.verbatim_leg(PHRASE, mask)] == ["s_long_u0"]
+    for refused in (SearchFilters(role="synopsis"), SearchFilters(content_type="event")):
+        assert index.verbatim_leg(PHRASE, index.mask(refused)) == []
+        request = SearchRequest(
+            query_vector=vector_of(PHRASE), query_text=PHRASE, filters=refused, limit=20
+        )
+        assert not any(index.unit_ids[h.row].startswith("s_long") for h in index.search(request))
 
 
 def test_quoted_phrases_are_the_quoted_parts_with_terms() -> None:

@@ -200,9 +200,10 @@ def sync_detailed(
     reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
-    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
-    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
-    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    matched, and a line of five or more words that the text of at most three signals holds word for word
+    ranks first; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units
+    of signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine
+    of stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
     unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
     `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
     `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
@@ -289,9 +290,10 @@ def sync(
     reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
-    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
-    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
-    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    matched, and a line of five or more words that the text of at most three signals holds word for word
+    ranks first; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units
+    of signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine
+    of stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
     unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
     `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
     `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
@@ -373,9 +375,10 @@ async def asyncio_detailed(
     reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
-    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
-    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
-    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    matched, and a line of five or more words that the text of at most three signals holds word for word
+    ranks first; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units
+    of signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine
+    of stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
     unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
     `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
     `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
@@ -460,9 +463,10 @@ async def asyncio(
     reciprocal rank with k = 60; when every word of `q` is in the title, or in one passage of the
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
-    matched; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units of
-    signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine of
-    stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
+    matched, and a line of five or more words that the text of at most three signals holds word for word
+    ranks first; parts of `q` in double quotes are phrases: `"wafer-scale inference"` keeps only units
+    of signals whose title or text holds those words in that order) or `similar_to` (a unit id: cosine
+    of stored embeddings, the unit itself excluded). `relevance_score` is the fused score (for a lifted
     unit at least its floor) or the cosine, times the recency factor `1 − b + b·2^(−age_days/30)` when
     `recency_boost` b > 0 (age from the snapshot's `as_of`). At most `diversity_cap` units per signal.
     `entity` keeps units whose own text names the entity (or a family member). Not paginated: the best
