@@ -158,8 +158,8 @@ ABOUT: dict[str, str] = {
         "or in one passage of the complete text, of no more than a few signals, the best of "
         "them are lifted to the first page even if none of their units carries those words, "
         "each served as its verified unit nearest the passage that matched, and a line of "
-        "five or more words that the text of at most three signals holds word for word ranks "
-        "first; parts of `q` in "
+        "five or more words that the text of at most three signals holds word for word (one "
+        "forgotten word allowed) ranks first; parts of `q` in "
         'double quotes are phrases: `"wafer-scale inference"` keeps only units of signals '
         "whose title or text holds those words in that order) or `similar_to` (a unit id: "
         "cosine of stored embeddings, the unit itself excluded). `relevance_score` is the "

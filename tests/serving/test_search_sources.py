@@ -340,18 +340,22 @@ def test_the_verbatim_rule_needs_enough_words_in_order_in_few_signals(tmp_path: 
     # the same words out of order, or too few words: nothing
     assert index.verbatim_leg("kettles copper whistle loudly near the lighthouse", None) == []
     assert index.verbatim_leg("near the lighthouse", None) == []
+    # words are what the reader typed between spaces, not index terms: four words, five terms
+    assert index.verbatim_leg("copper-kettles whistle loudly near", None) == []
+    assert len(phrase_terms("copper-kettles whistle loudly near")) == 5
+    assert index.verbatim_leg("copper-kettles whistle loudly near the", None)
     # in the texts of more signals than CONTAINED_TOP: silent (a stock phrase, not a line)
     line = "the saffron harvest came in early this year"
     assert index.verbatim_leg(line, None) == []
     assert len(index.phrase_sources([phrase_terms(line)])) == 5 > CONTAINED_TOP
     # punctuation and case do not matter; stop words count as words
     assert index.verbatim_leg("Copper kettles, whistle loudly near THE lighthouse!", None)
-    # a word or two the reader forgot (VERBATIM_SLOP), not three
-    assert VERBATIM_SLOP == 2
+    # a word the reader forgot (VERBATIM_SLOP), not two
+    assert VERBATIM_SLOP == 1
     assert index.verbatim_leg("copper kettles loudly near the lighthouse", None)
-    assert index.verbatim_leg("copper kettles loudly the lighthouse", None)
-    assert index.verbatim_leg("copper kettles the lighthouse", None) == []  # too few words
-    assert index.verbatim_leg("copper kettles loudly the lighthouse", None, slop=0) == []
+    assert index.verbatim_leg("copper kettles loudly near the lighthouse", None, slop=0) == []
+    assert index.verbatim_leg("copper kettles loudly the lighthouse", None) == []
+    assert index.verbatim_leg("copper kettles loudly the lighthouse", None, slop=2)
     assert index.verbatim_leg("orbital kettles whistle loudly lighthouse", None) == []
 
 
