@@ -15,7 +15,8 @@ Usage:
     # precision, recall and F1 per year, 95 % bootstrap intervals, from the committed
     # judgments; --grid also scores a parameter grid and chooses on 2024 (about 8 min);
     # --variants chooses a span cap, then a precision variant on top of it, on 2024; --terms
-    # the shared-term and entity-specificity variants against the shipped parameters
+    # the shared-term and entity-specificity variants against the parameters shipped before
+    # them (TERMS_BASE), then a second family on top of their choice
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
         [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--terms] \
         [--json OUT]
@@ -597,10 +598,10 @@ def variants(
     return {"span": span, "precision": precision}
 
 
-# evidence that two posts name the same specific thing (--terms), each against the shipped
-# parameters: the IDF-weighted cosine of title + text terms added to a day's similarity (with a
-# higher cut) or gating it, the same between a day's cluster and an open story, and entities
-# weighed by their inverse frequency among the day's signals
+# evidence that two posts name the same specific thing (--terms), each against TERMS_BASE:
+# the IDF-weighted cosine of title + text terms added to a day's similarity (with a higher
+# cut) or gating it, the same between a day's cluster and an open story, and entities weighed
+# by their inverse frequency among the day's signals
 # (the ``terms`` stratum is these points' pairs: a point added here changes it)
 TERM_VARIANTS: tuple[dict[str, Any], ...] = (
     *({"term_weight": w, "link": c} for w in (0.5, 1.0) for c in (0.5, 0.55, 0.6, 0.65)),
@@ -618,6 +619,18 @@ TERM_VARIANTS: tuple[dict[str, Any], ...] = (
 )
 
 
+# a second family (--terms), on top of the term family's choice when it is adopted
+ON_TOP_VARIANTS: tuple[dict[str, Any], ...] = (
+    {"entity_idf": True},
+    {"entity_idf": True, "entity_weight": 0.6},
+    {"term_days": 365},
+    {"link": 0.65},
+    {"attach": 0.95},
+    {"attach_term_weight": 1.0, "attach": 0.95},
+    {"term_weight": 1.5, "link": 0.65},
+)
+
+
 def term_variants(
     data: dict[str, Any],
     judged: list[dict[str, Any]],
@@ -625,11 +638,17 @@ def term_variants(
     rounds: int,
 ) -> dict[str, Any]:
     """``TERM_VARIANTS`` against ``TERMS_BASE`` (the parameters shipped when they were drawn),
-    by ``choose``."""
+    then ``ON_TOP_VARIANTS`` against the outcome (the choice when adopted), each by
+    ``choose``."""
     base = TERMS_BASE
     print("term family, against", asdict(base))
     points = [base, *(replace(base, **v) for v in TERM_VARIANTS)]
-    return choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    terms = choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    top = StoryParams(**terms["chosen"]["params"]) if terms["adopted"] else base
+    print("on top, against", asdict(top))
+    points = [top, *(replace(top, **v) for v in ON_TOP_VARIANTS)]
+    on_top = choose(data, judged, pools, top, method_pairs(data, top), points, rounds)
+    return {"terms": terms, "on_top": on_top}
 
 
 def anatomy(
