@@ -5,19 +5,25 @@ entities and themes, and its independent sources.
 The method, chosen by the numbers in docs/quality.md ("Stories"):
 
 1. A signal's vector is the mean of its units' MiniLM vectors (the build embedded them already),
-   unit length; two signals' similarity is their cosine plus ``entity_weight`` times the Jaccard
-   overlap of the entities they link.
+   unit length; its terms are the words, names, versions and amounts of its title and text
+   (``signal_terms``), each weighed by its IDF over the signals of the last ``term_days`` days
+   up to the day clustered (``_TermIdf``), so a name few posts carry weighs much and a word
+   every post carries nothing. Two signals' similarity is their cosine plus ``entity_weight``
+   times the Jaccard overlap of the entities they link plus ``term_weight`` times the cosine
+   of their IDF-weighted term vectors: what makes two posts one event is that they name the
+   same specific thing.
 2. Each UTC day's signals are clustered by average linkage, cut at ``link``.
 3. Days are taken in order; a day's cluster joins the open story (one whose last signal is at
    most ``window_days`` days old and whose first is at most ``span_days`` days old) whose
-   centroid it is most similar to, when that similarity is at least ``attach``; otherwise it
-   starts a story. A story therefore grows across days and publishes, but a busy subject
-   cannot hold one story open for weeks; an earlier day's stories never depend on a later
-   day's signals.
+   centroid it is most similar to (cosine + entity bonus + ``attach_term_weight`` times the
+   cosine of their summed term vectors), when that is at least ``attach``; otherwise it starts
+   a story. A story therefore grows across days and publishes, but a busy subject cannot hold
+   one story open for weeks; an earlier day's stories never depend on a later day's signals
+   (the IDF looks back only).
 
-The other fields of ``StoryParams`` (complete linkage, entity gates, a size-aware attach bar)
-are variants that were measured and not chosen (docs/quality.md); their defaults leave the
-method as described.
+The other fields of ``StoryParams`` (complete linkage, entity and term gates, a size-aware
+attach bar, entity weights by day frequency) are variants that were measured and not chosen
+(docs/quality.md); their defaults leave the method as described.
 
 Ids: a story is named after its earliest signal (``story_id_for``); ``carry_ids`` then gives each
 story the id of the previous snapshot's story it shares most signals with, so a story keeps its
@@ -32,6 +38,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -53,15 +61,15 @@ STORY_PREFIX = "sty_"
 
 @dataclass(frozen=True)
 class StoryParams:
-    """The method's parameters (docs/quality.md, "Stories" and "Against hand-judged events":
-    chosen on AINews 2024, checked on 2025)."""
+    """The method's parameters (docs/quality.md, "Stories", "Against hand-judged events" and
+    "Stories that name the same thing": chosen on AINews 2024, checked on 2025)."""
 
     # a story stays open for new signals this many days after its last one
     window_days: int = 3
-    # average-linkage cut within one day, on cosine + entity bonus
-    link: float = 0.5
+    # average-linkage cut within one day, on cosine + entity bonus + term bonus
+    link: float = 0.6
     # a day's cluster joins an open story when its centroid similarity is at least this
-    attach: float = 0.85
+    attach: float = 0.9
     # weight of the Jaccard overlap of linked entities, added to the cosine
     entity_weight: float = 0.3
     # a story takes no signal published more than this many UTC days after its first day
@@ -77,6 +85,29 @@ class StoryParams:
     # the attach bar of an open story rises by this much per doubling of its signal count, so
     # one large story cannot absorb a whole subject
     attach_per_doubling: float = 0.0
+    # evidence that two signals name the same specific thing: the IDF-weighted cosine of their
+    # title + text terms (``signal_terms``, ``_TermIdf``: IDF over the signals of the last
+    # ``term_days`` days up to the day clustered, so a day never depends on a later one). Two
+    # signals of one day are similar only when it is at least ``term_gate`` (None: no gate)
+    term_gate: float | None = None
+    # weight of that term cosine, added to a day's similarity as the entity bonus is
+    term_weight: float = 1.0
+    # the days the IDF is counted over (the day clustered and those before it)
+    term_days: int = 90
+    # a day's cluster joins an open story only when the term cosine of their summed term
+    # vectors is at least this (None: no gate)
+    attach_term_gate: float | None = None
+    # weight of that cluster-to-story term cosine, added to the attach score
+    attach_term_weight: float = 0.5
+    # the entity overlap weighs each entity by its inverse frequency among the day's signals
+    # (log(1 + n / df)), so a family named by many of the day's posts counts for little
+    entity_idf: bool = False
+
+    def uses_terms(self) -> bool:
+        return self.term_gate is not None or self.term_weight > 0 or self.attaches_by_terms()
+
+    def attaches_by_terms(self) -> bool:
+        return self.attach_term_gate is not None or self.attach_term_weight > 0
 
 
 def signal_vectors(
@@ -115,6 +146,99 @@ def _jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
     return out
 
 
+def _weighted_jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
+    """Pairwise weighted Jaccard overlap of ``sets``: each key weighs log(1 + n / df), df the
+    number of the ``n`` sets holding it (0 where either set is empty)."""
+    n = len(sets)
+    vocabulary: dict[str, int] = {}
+    cells = [
+        (row, vocabulary.setdefault(key, len(vocabulary)))
+        for row, s in enumerate(sets)
+        for key in s
+    ]
+    if not cells:
+        return np.zeros((n, n), dtype=np.float32)
+    incidence = np.zeros((n, len(vocabulary)), dtype=np.float32)
+    for row, col in cells:
+        incidence[row, col] = 1.0
+    weights = np.log1p(n / incidence.sum(axis=0)).astype(np.float32)
+    shared = (incidence * weights) @ incidence.T
+    sizes = incidence @ weights
+    union = sizes[:, None] + sizes[None, :] - shared
+    out: FloatMatrix = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+    return out
+
+
+# a term: a run of letters, digits and the marks that name versions, sizes and amounts
+# ("gpt-4o", "2.5", "$6.6b", "70b", "40%"); a bare integer (a count, a score, a year) is no term
+_TERM = re.compile(r"[$]?[a-z0-9](?:[a-z0-9.%+_-]*[a-z0-9%])?")
+_INTEGER = re.compile(r"\d+")
+
+
+def signal_terms(text: str) -> frozenset[str]:
+    """The distinct terms of ``text`` (lower case; bare integers and single characters
+    dropped)."""
+    return frozenset(
+        t for t in _TERM.findall(text.lower()) if len(t) > 1 and not _INTEGER.fullmatch(t)
+    )
+
+
+class _TermIdf:
+    """Document frequencies of terms over the signals of a trailing window of days."""
+
+    def __init__(self, days: int) -> None:
+        self.days = days
+        self.df: dict[str, int] = {}
+        self.n = 0
+        self.added: list[tuple[date, list[frozenset[str]]]] = []
+
+    def add_day(self, day: date, terms: list[frozenset[str]]) -> None:
+        """Count ``day``'s signals and forget those older than the window."""
+        self.added.append((day, terms))
+        for t in itertools.chain.from_iterable(terms):
+            self.df[t] = self.df.get(t, 0) + 1
+        self.n += len(terms)
+        while (day - self.added[0][0]).days > self.days:
+            _, old = self.added.pop(0)
+            for t in itertools.chain.from_iterable(old):
+                self.df[t] -= 1
+                if not self.df[t]:
+                    del self.df[t]
+            self.n -= len(old)
+
+    def vectors(self, terms: list[frozenset[str]]) -> list[dict[str, float]]:
+        """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df))."""
+        out = []
+        for ts in terms:
+            w = {t: math.log(self.n / self.df[t]) for t in ts if t in self.df}
+            norm = math.sqrt(sum(v * v for v in w.values()))
+            out.append({t: v / norm for t, v in w.items() if v > 0} if norm > 0 else {})
+        return out
+
+
+def _term_cosine(vectors: Sequence[Mapping[str, float]]) -> FloatMatrix:
+    """Pairwise cosine of sparse unit ``vectors``."""
+    from scipy.sparse import csr_matrix
+
+    n = len(vectors)
+    vocabulary: dict[str, int] = {}
+    columns = [vocabulary.setdefault(t, len(vocabulary)) for v in vectors for t in v]
+    weights = [w for v in vectors for w in v.values()]
+    pointers = np.cumsum([0, *(len(v) for v in vectors)])
+    matrix = csr_matrix(
+        (np.asarray(weights, dtype=np.float32), np.asarray(columns, dtype=np.int64), pointers),
+        shape=(n, max(len(vocabulary), 1)),
+    )
+    out: FloatMatrix = np.asarray((matrix @ matrix.T).todense(), dtype=np.float32)
+    return out
+
+
+def _sparse_dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(w * b.get(t, 0.0) for t, w in a.items())
+
+
 def _average_linkage(similarity: FloatMatrix, cut: float, method: str = "average") -> list[int]:
     """Cluster labels (0..k-1, in order of first member) of average linkage (or ``method``, a
     scipy linkage method) on ``1 - similarity`` cut at distance ``1 - cut``."""
@@ -140,6 +264,9 @@ class _Open:
     first_day: date
     last_day: date
     size: int = 0
+    # the sum of its members' term vectors and its squared norm (attaches_by_terms)
+    terms: dict[str, float] | None = None
+    terms_norm2: float = 0.0
 
 
 def cluster_signals(
@@ -162,6 +289,15 @@ def cluster_signals(
         "published_at",
         SIGNAL_ID,
     ).sort("_day", "published_at", SIGNAL_ID)
+    terms: list[frozenset[str]] = []
+    idf = _TermIdf(params.term_days)
+    if params.uses_terms():
+        text = pl.concat_str(
+            [pl.col(c).fill_null("") for c in ("title", "text") if c in signals.columns],
+            separator=" ",
+        )
+        texts = signals.select(text.alias("t"))["t"].to_list()
+        terms = [signal_terms(texts[r]) for r in order["_row"].to_list()]
     open_stories: list[_Open] = []
     next_label = 0
     days = order["_day"].to_list()
@@ -175,8 +311,16 @@ def cluster_signals(
         block = vectors[rows]
         sets = [signal_entities.get(s, frozenset()) for s in ids]
         cosine = block @ block.T
-        overlap = _jaccard(sets)
+        overlap = _weighted_jaccard(sets) if params.entity_idf else _jaccard(sets)
         similarity = cosine + params.entity_weight * overlap
+        term_vectors: list[dict[str, float]] = []
+        if params.uses_terms():
+            idf.add_day(day, terms[start:end])
+            term_vectors = idf.vectors(terms[start:end])
+            term_cosine = _term_cosine(term_vectors)
+            similarity = similarity + params.term_weight * term_cosine
+            if params.term_gate is not None:
+                similarity = np.where(term_cosine >= params.term_gate, similarity, 0.0)
         if params.pair_gate is not None:
             similarity = np.where((overlap > 0) | (cosine >= params.pair_gate), similarity, 0.0)
         day_labels = _average_linkage(similarity, params.link, params.linkage)
@@ -196,13 +340,19 @@ def cluster_signals(
             members = [i for i, lab in enumerate(day_labels) if lab == cluster]
             total = block[members].sum(axis=0)
             members_entities: set[str] = set().union(*(sets[i] for i in members))
+            members_terms: dict[str, float] = {}
+            for i in members if params.attaches_by_terms() else ():
+                for t, w in term_vectors[i].items():
+                    members_terms[t] = members_terms.get(t, 0.0) + w
+            members_norm2 = _sparse_dot(members_terms, members_terms)
             best: _Open | None = None
             best_score = params.attach
             if day_open:
                 centroid = total / max(float(np.linalg.norm(total)), 1e-12)
                 cosines = centroids @ centroid
                 # only stories the entity bonus could lift past the bar are looked at closer
-                for k in np.flatnonzero(cosines + params.entity_weight >= params.attach):
+                lift = params.entity_weight + params.attach_term_weight
+                for k in np.flatnonzero(cosines + lift >= params.attach):
                     story = day_open[int(k)]
                     union = members_entities | story.entities
                     shared = len(members_entities & story.entities)
@@ -214,6 +364,21 @@ def cluster_signals(
                     bar = params.attach + params.attach_per_doubling * float(
                         np.log2(max(story.size, 1))
                     )
+                    if params.attaches_by_terms():
+                        # the term cosine is at most 1: a story it cannot lift past the bar
+                        # (or past the best so far) is not scored
+                        most = score + params.attach_term_weight * (1 + 1e-6)
+                        if most < bar or (best is not None and most <= best_score):
+                            continue
+                        term_score = 0.0
+                        if story.terms and members_norm2 > 0:
+                            term_score = _sparse_dot(members_terms, story.terms) / math.sqrt(
+                                members_norm2 * story.terms_norm2
+                            )
+                        gate = params.attach_term_gate
+                        if gate is not None and term_score < gate:
+                            continue
+                        score += params.attach_term_weight * term_score
                     if score >= bar and (best is None or score > best_score):
                         best, best_score = story, score
             if best is None:
@@ -222,6 +387,12 @@ def cluster_signals(
                 open_stories.append(best)
             best.total = best.total + total
             best.entities |= members_entities
+            if params.attaches_by_terms():
+                best.terms = best.terms or {}
+                # |s + m|^2 = |s|^2 + 2 s.m + |m|^2
+                best.terms_norm2 += 2 * _sparse_dot(members_terms, best.terms) + members_norm2
+                for t, w in members_terms.items():
+                    best.terms[t] = best.terms.get(t, 0.0) + w
             best.last_day = day
             best.size += len(members)
             for i in members:

@@ -132,3 +132,36 @@ def test_judged_pairs_a_rebuild_left_in_no_stratum_are_left_out_unless_too_many(
     pools = {"method": set(pairs[5:]), "baseline": set(), "candidate": set()}
     with pytest.raises(SystemExit):
         events.load_judged(data, path, pools)
+
+
+def test_the_terms_stratum_takes_only_the_judged_pairs_drawn_from_it(
+    events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"p{i}" for i in range(200)]
+    data = {"ids": ids, "days": [date(2024, 1, 1)] * 200}
+    pairs = [(ids[i], ids[i + 1]) for i in range(0, 200, 2)]
+    path = tmp_path / "judged.json"
+    # an earlier round's method pair now falls in the terms stratum; a terms pair stays there
+    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
+    rows[-1]["sample"] = "terms"
+    path.write_text(json.dumps({"pairs": rows}))
+    pools = {
+        "method": set(pairs[1:-1]),
+        "baseline": set(),
+        "candidate": set(),
+        "terms": {pairs[0], pairs[-1]},
+    }
+    kept = events.load_judged(data, path, pools)
+    assert len(kept) == 99 and "OUTSIDE: ('p0', 'p1') (method)" in capsys.readouterr().out
+    assert [r["stratum"] for r in kept if r["a"] == "p198"] == ["terms"]
+
+
+def test_unjudged_cells_of_the_clusterings_own_pairs_are_counted_apart(
+    events: ModuleType,
+) -> None:
+    pools = {"method": {("a", "b")}, "baseline": set(), "candidate": set(), "terms": {("c", "d")}}
+    rows = [judged("method", "a", "b", True)]
+    # ("c", "d") is the clustering's own pair in an unjudged cell: left out of its precision
+    figures = events.estimate(rows, pools, {("a", "b"), ("c", "d")})
+    assert figures["unknown_grouped"] == 1 and figures["precision"] == 1.0
+    assert events.estimate(rows, pools, {("a", "b")})["unknown_grouped"] == 0

@@ -11,15 +11,19 @@ Usage:
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
         --draw --year 2024 --exclude bench/stories/event_pairs_judged.json --seed S \
         --sizes 60,15,25 --out /tmp/round.json
+    # (--sizes 0,0,0,60: the terms stratum only)
     # precision, recall and F1 per year, 95 % bootstrap intervals, from the committed
     # judgments; --grid also scores a parameter grid and chooses on 2024 (about 8 min);
-    # --variants chooses a span cap, then a precision variant on top of it, on 2024
+    # --variants chooses a span cap, then a precision variant on top of it, on 2024; --terms
+    # the shared-term and entity-specificity variants against the parameters shipped before
+    # them (TERMS_BASE), then a second family on top of their choice
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
-        [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--json OUT]
+        [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--terms] \
+        [--json OUT]
 
 The warehouse is the AINews 2024 + 2025 build (bench/README.md, "Data"); ``F`` comes from
 ``embed_cache.py``. The pairs: unordered pairs of served social posts (both methods cluster
-them). Three disjoint strata, each sampled uniformly over its pairs:
+them). Four disjoint strata, each sampled uniformly over its pairs:
 
 - ``method``: pairs ``analytics.stories`` puts in one story with ``DRAWN`` (the parameters
   shipped when the sample was drawn), clustering every served signal as the asset does;
@@ -28,6 +32,9 @@ them). Three disjoint strata, each sampled uniformly over its pairs:
   method does not;
 - ``candidate``: pairs neither groups that are plausible: published at most one UTC day apart,
   title + text cosine at least ``CANDIDATE_FLOOR``.
+- ``terms`` (session 17, drawn from 2024 only): pairs some point of ``TERM_VARIANTS`` groups
+  (shared-term and entity-specificity variants of ``TERMS_BASE``) that are in none of the
+  three above.
 
 The judged pool is the union of the strata. Any clustering is scored on it (the shipped one,
 the baseline, a grid point): each stratum splits into the pairs it groups and the rest, and
@@ -63,10 +70,30 @@ from analytics.stories import entity_sets as signal_entity_sets
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 BASELINE_CUT = 0.45
 CANDIDATE_FLOOR = 0.5
-STRATA = ("method", "baseline", "candidate")
+STRATA = ("method", "baseline", "candidate", "terms")
 # the shipped parameters when the sample was drawn (2026-11-28): the strata are defined by them,
-# whatever is shipped now
-DRAWN = StoryParams(window_days=3, link=0.5, attach=0.85, entity_weight=0.3, span_days=None)
+# whatever is shipped now (every field spelled out: no later default may change them)
+DRAWN = StoryParams(
+    window_days=3,
+    link=0.5,
+    attach=0.85,
+    entity_weight=0.3,
+    span_days=None,
+    linkage="average",
+    attach_needs_entity=False,
+    pair_gate=None,
+    attach_per_doubling=0.0,
+    term_gate=None,
+    term_weight=0.0,
+    term_days=30,
+    attach_term_gate=None,
+    attach_term_weight=0.0,
+    entity_idf=False,
+)
+# the shipped parameters when the ``terms`` stratum was drawn (2026-12-01, session 17): the
+# term variants (``TERM_VARIANTS``) change them, and their pairs outside the other strata are
+# that stratum
+TERMS_BASE = replace(DRAWN, span_days=4)
 CHOICE_YEAR = 2024
 YEARS = (2024, 2025)
 # the grid searched on CHOICE_YEAR (--grid): window, link cut, attach bar, entity weight
@@ -150,13 +177,18 @@ def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
 
 def method_pairs(data: dict[str, Any], params: StoryParams) -> set[Pair]:
     """The social-post pairs ``analytics.stories`` puts in one story with ``params``, clustering
-    every served signal as the ``stories`` asset does."""
+    every served signal as the ``stories`` asset does (once per ``params`` in a run)."""
+    memo: dict[StoryParams, set[Pair]] = data.setdefault("_pairs", {})
+    if params in memo:
+        return memo[params]
     started = time.process_time()
     served = data["served"]
     labels = cluster_signals(served, data["signal_vectors"], data["entities"], params)
     cpu = time.process_time() - started
     print(f"clustered {served.height} signals with {params} in {cpu:.2f} s CPU")
-    return grouped_pairs(data["ids"], dict(zip(served["signal_id"].to_list(), labels, strict=True)))
+    labelled = dict(zip(served["signal_id"].to_list(), labels, strict=True))
+    memo[params] = grouped_pairs(data["ids"], labelled)
+    return memo[params]
 
 
 def grouped_pairs(ids: list[str], labels: dict[str, Any]) -> set[Pair]:
@@ -189,15 +221,22 @@ def candidate_pairs(data: dict[str, Any]) -> set[Pair]:
 
 
 def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
-    """The three disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
-    pairs (``_baseline_all``) and the drawn method's (``_drawn``)."""
+    """The four disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
+    pairs (``_baseline_all``) and the drawn method's (``_drawn``). ``terms``: the pairs some
+    point of ``TERM_VARIANTS`` (on ``TERMS_BASE``) groups that are in none of the other three
+    (drawn from 2024 only)."""
     method = method_pairs(data, DRAWN)
     baseline = grouped_pairs(data["ids"], data["baseline"])
     candidates = candidate_pairs(data)
+    known = method | baseline | candidates
+    terms: set[Pair] = set()
+    for variant in TERM_VARIANTS:
+        terms |= method_pairs(data, replace(TERMS_BASE, **variant)) - known
     return {
         "method": method,
         "baseline": baseline - method,
         "candidate": candidates - method - baseline,
+        "terms": terms,
         "_baseline_all": baseline,
         "_drawn": method,
     }
@@ -266,19 +305,21 @@ def cells(
 
 def from_cells(sizes: dict[Cell, int], rows: list[tuple[Cell, bool]]) -> dict[str, float]:
     """Precision and recall: each cell's size times its judged pairs' yes share; a cell with
-    pairs but no judged pair is ``unknown`` and left out of both."""
+    pairs but no judged pair is ``unknown`` and left out of both (``unknown_grouped``: those of
+    the clustering's own pairs)."""
     judged: dict[Cell, list[int]] = {}
     for cell, yes in rows:
         counts = judged.setdefault(cell, [0, 0])
         counts[0] += 1
         counts[1] += yes
     yes_grouped = yes_total = 0.0
-    inside = unknown = 0
+    inside = unknown = unknown_grouped = 0
     for cell, size in sizes.items():
         if not size:
             continue
         if cell not in judged:
             unknown += size
+            unknown_grouped += size if cell[1] else 0
             continue
         n, hits = judged[cell]
         expected = size * hits / n
@@ -290,6 +331,7 @@ def from_cells(sizes: dict[Cell, int], rows: list[tuple[Cell, bool]]) -> dict[st
         "precision": yes_grouped / inside if inside else 0.0,
         "recall": yes_grouped / yes_total if yes_total else 0.0,
         "unknown": float(unknown),
+        "unknown_grouped": float(unknown_grouped),
     }
 
 
@@ -366,7 +408,11 @@ def load_judged(
             print(f"GONE: {r['a']} {r['b']} ({r['sample']}): a signal id is no longer served")
             continue
         pair = (min(r["a"], r["b"]), max(r["a"], r["b"]))
-        stratum = next((n for n in STRATA if pair in pools[n]), None)
+        stratum = next((n for n in strata_of(pools) if pair in pools[n]), None)
+        if stratum == "terms" and r["sample"] != "terms":
+            # a pair of an earlier round that strayed from the strata it was drawn from: the
+            # terms stratum's judged pairs are a uniform sample of it only when drawn from it
+            stratum = None
         if stratum is None:
             strayed += 1
             print(f"OUTSIDE: {pair} ({r['sample']}) is in no stratum of this build")
@@ -445,7 +491,7 @@ def grid(
     ``choose``."""
     keys = list(GRID)
     points = [
-        StoryParams(**dict(zip(keys, values, strict=True)))  # type: ignore[arg-type]
+        replace(DRAWN, **dict(zip(keys, values, strict=True)))  # type: ignore[arg-type]
         for values in itertools.product(*(GRID[k] for k in keys))
     ]
     return choose(data, judged, pools, DRAWN, reference, points, rounds)
@@ -487,7 +533,8 @@ def choose(
             " | ".join(
                 f"{y}: P {row[str(y)]['precision']:.3f} R {row[str(y)]['recall']:.3f} "
                 f"F1 {row[str(y)]['f1']:.3f} gain {row[str(y)]['gain']} outside "
-                f"{int(row[str(y)]['outside'])}/{int(row[str(y)]['pairs'])}"
+                f"{int(row[str(y)]['outside'])}/{int(row[str(y)]['pairs'])}, in unjudged cells "
+                f"{int(row[str(y)]['unknown_grouped'])}"
                 for y in YEARS
             ),
             flush=True,
@@ -551,6 +598,59 @@ def variants(
     return {"span": span, "precision": precision}
 
 
+# evidence that two posts name the same specific thing (--terms), each against TERMS_BASE:
+# the IDF-weighted cosine of title + text terms added to a day's similarity (with a higher
+# cut) or gating it, the same between a day's cluster and an open story, and entities weighed
+# by their inverse frequency among the day's signals
+# (the ``terms`` stratum is these points' pairs: a point added here changes it)
+TERM_VARIANTS: tuple[dict[str, Any], ...] = (
+    *({"term_weight": w, "link": c} for w in (0.5, 1.0) for c in (0.5, 0.55, 0.6, 0.65)),
+    *({"term_weight": 1.0, "link": c, "term_days": 90} for c in (0.55, 0.6, 0.65)),
+    {"term_weight": 1.0, "link": 0.6, "term_days": 365},
+    {"term_gate": 0.05},
+    {"term_gate": 0.1},
+    {"attach_term_gate": 0.1},
+    {"attach_term_gate": 0.2},
+    {"attach_term_weight": 0.5, "attach": 0.9},
+    {"attach_term_weight": 1.0, "attach": 0.95},
+    {"term_weight": 1.0, "link": 0.6, "term_days": 90, "attach_term_weight": 0.5, "attach": 0.9},
+    {"entity_idf": True},
+    {"entity_idf": True, "entity_weight": 0.6, "link": 0.55},
+)
+
+
+# a second family (--terms), on top of the term family's choice when it is adopted
+ON_TOP_VARIANTS: tuple[dict[str, Any], ...] = (
+    {"entity_idf": True},
+    {"entity_idf": True, "entity_weight": 0.6},
+    {"term_days": 365},
+    {"link": 0.65},
+    {"attach": 0.95},
+    {"attach_term_weight": 1.0, "attach": 0.95},
+    {"term_weight": 1.5, "link": 0.65},
+)
+
+
+def term_variants(
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    rounds: int,
+) -> dict[str, Any]:
+    """``TERM_VARIANTS`` against ``TERMS_BASE`` (the parameters shipped when they were drawn),
+    then ``ON_TOP_VARIANTS`` against the outcome (the choice when adopted), each by
+    ``choose``."""
+    base = TERMS_BASE
+    print("term family, against", asdict(base))
+    points = [base, *(replace(base, **v) for v in TERM_VARIANTS)]
+    terms = choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    top = StoryParams(**terms["chosen"]["params"]) if terms["adopted"] else base
+    print("on top, against", asdict(top))
+    points = [top, *(replace(top, **v) for v in ON_TOP_VARIANTS)]
+    on_top = choose(data, judged, pools, top, method_pairs(data, top), points, rounds)
+    return {"terms": terms, "on_top": on_top}
+
+
 def anatomy(
     data: dict[str, Any],
     judged: list[dict[str, Any]],
@@ -612,7 +712,9 @@ def main() -> None:
     parser.add_argument("--draw", action="store_true", help="draw a sample to judge")
     parser.add_argument("--out", type=Path, help="with --draw: the skeleton to fill in")
     parser.add_argument("--seed", type=int, default=31)
-    parser.add_argument("--sizes", default="150,75,150", help="method,baseline,candidate")
+    parser.add_argument(
+        "--sizes", default="150,75,150,0", help="method,baseline,candidate,terms (0 if left out)"
+    )
     parser.add_argument("--boot", type=int, default=2000, help="bootstrap rounds")
     parser.add_argument("--grid", action="store_true", help="the parameter grid on 2024")
     parser.add_argument("--grid-boot", type=int, default=400, help="resamples per grid point")
@@ -620,6 +722,11 @@ def main() -> None:
         "--variants",
         action="store_true",
         help="the span cap, then the precision variants, each chosen on 2024 (about 3 min)",
+    )
+    parser.add_argument(
+        "--terms",
+        action="store_true",
+        help="the shared-term and entity-specificity variants, chosen on 2024 (about 2-3 min)",
     )
     parser.add_argument("--year", type=int, help="with --draw: only pairs of this year")
     parser.add_argument(
@@ -631,7 +738,10 @@ def main() -> None:
     if args.draw:
         if args.out is None:
             parser.error("--draw needs --out")
-        sizes = dict(zip(STRATA, (int(x) for x in args.sizes.split(",")), strict=True))
+        given = [int(x) for x in args.sizes.split(",")]
+        if len(given) > len(STRATA):
+            parser.error(f"--sizes: at most {len(STRATA)} values")
+        sizes = dict.fromkeys(STRATA, 0) | dict(zip(STRATA, given, strict=False))
         draw(data, sizes, args.seed, args.out, args.year, args.exclude)
         return
     pools = strata(data)
@@ -639,6 +749,8 @@ def main() -> None:
     methods = {"shipped": method_pairs(data, StoryParams()), "baseline": pools["_baseline_all"]}
     if StoryParams() != DRAWN:
         methods["drawn"] = pools["method"]
+    if StoryParams() != TERMS_BASE:
+        methods["before"] = method_pairs(data, TERMS_BASE)
     anatomy(data, judged, pools)
     if "drawn" in methods:
         anatomy(data, judged, pools, methods["shipped"], "shipped")
@@ -647,10 +759,11 @@ def main() -> None:
     for year in (*YEARS, None):
         key = str(year or "both")
         report[key] = score(data, judged, pools, methods, args.boot, year)
-        # the shipped method's F1 against the baseline's (and the drawn parameters'), paired
+        # the shipped method's F1 against the baseline's (and the drawn parameters', and those
+        # shipped before the term bonus), paired
         j, p, m = by_year(data, judged, pools, methods, year)
         boots = resamples(j, args.boot)
-        for other in ("baseline", "drawn"):
+        for other in ("baseline", "drawn", "before"):
             if other in m:
                 gain = paired_gain(j, p, m["shipped"], m[other], boots)
                 report[key][f"shipped_minus_{other}"] = gain
@@ -659,6 +772,8 @@ def main() -> None:
         report["grid"] = grid(data, judged, pools, pools["_drawn"], args.grid_boot)
     if args.variants:
         report["variants"] = variants(data, judged, pools, args.grid_boot)
+    if args.terms:
+        report["terms"] = term_variants(data, judged, pools, args.grid_boot)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
 

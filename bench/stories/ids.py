@@ -4,7 +4,12 @@ as the previous snapshot; then made once more with nothing new. Counts the ids k
 ids, the merges and the splits of each, and the clustering's CPU time.
 
 Usage:
-    .venv/bin/python bench/stories/ids.py --warehouse DIR/warehouse
+    .venv/bin/python bench/stories/ids.py --warehouse DIR/warehouse \
+        [--previous-params FIELD=VALUE,...]
+
+With ``--previous-params`` the previous snapshot is the build's stories made again with those
+parameters first (``quality.py --params``' form: the other fields at their shipped values),
+so the counts are those of a rebuild from the parameters shipped before to this checkout's.
 
 ``DIR`` is a data dir after ``aimi build`` (its ``stories`` table is the previous build's:
 built with the parameters of that build's code). The inputs are read as the ``stories`` asset
@@ -51,6 +56,7 @@ def compare(label: str, before: pl.DataFrame, after: pl.DataFrame) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--warehouse", type=Path, required=True, help="a data dir's warehouse/")
+    parser.add_argument("--previous-params", help="make the previous snapshot with these first")
     args = parser.parse_args()
     w = args.warehouse
     served, vectors = story_inputs(
@@ -62,6 +68,12 @@ def main() -> None:
     entities = pl.read_parquet(w / "signal_entities.parquet")
     themes = pl.read_parquet(w / "signal_themes.parquet")
     previous = pl.read_parquet(w / "stories.parquet")
+    if args.previous_params:
+        from quality import parse_params  # bench/stories/quality.py, beside this script
+
+        before = parse_params(args.previous_params)
+        print(f"previous snapshot made again with {before}")
+        previous, _ = build_stories(served, vectors, entities, themes, members(previous), before)
     print(f"{served.height} served signals; parameters {StoryParams()}")
     started = time.process_time()
     now, now_members = build_stories(served, vectors, entities, themes, members(previous))

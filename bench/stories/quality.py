@@ -6,7 +6,8 @@ says), per development year.
 Usage:
     .venv/bin/python bench/stories/quality.py --warehouse /tmp/ainews-full/warehouse \
         [--title-text /tmp/stories/title_text.npz] [--grid] \
-        [--params 1,0.55,0.95,0.3[,SPAN]] [--json F]
+        [--params 1,0.55,0.95,0.3[,SPAN]] [--params term_weight=0,attach_term_weight=0] \
+        [--json F]
 
 The warehouse is a data dir's ``warehouse/`` after ``aimi build`` of both AINews years
 (bench/README.md, "Data"). The labels come from ``sources.extra`` (ingest keeps the records'
@@ -24,6 +25,7 @@ extra fields there); the clustering under test never reads them. Measured:
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import re
@@ -122,6 +124,37 @@ def method_labels(data: dict[str, Any], params: StoryParams) -> dict[str, Any]:
     return dict(zip(signals["signal_id"].to_list(), labels, strict=True))
 
 
+def parse_params(spec: str) -> StoryParams:
+    """``--params``: WINDOW,LINK,ATTACH,WEIGHT[,SPAN], or FIELD=VALUE pairs, on the shipped
+    parameters."""
+    fields = spec.split(",")
+    if all("=" in f for f in fields):
+        shipped = asdict(StoryParams())
+        changes: dict[str, Any] = {}
+        for field in fields:
+            key, raw = field.split("=", 1)
+            if key not in shipped:
+                raise SystemExit(f"--params: no StoryParams field {key!r}")
+            kind = type(shipped[key])
+            value: Any = None if raw == "None" else raw
+            if value is not None and kind is not type(None):
+                value = raw.lower() == "true" if kind is bool else kind(raw)
+            elif value is not None:
+                value = float(raw) if "." in raw else int(raw)
+            changes[key] = value
+        return replace(StoryParams(), **changes)
+    days, cut, bar, bonus = (float(x) for x in fields[:4])
+    span = fields[4] if len(fields) > 4 else str(StoryParams().span_days)
+    return replace(
+        StoryParams(),
+        window_days=int(days),
+        link=cut,
+        attach=bar,
+        entity_weight=bonus,
+        span_days=None if span == "None" else int(span),
+    )
+
+
 def fmt(result: dict[int, tuple[float, float, float]]) -> str:
     return " | ".join(f"{y}: P {p:.3f} R {r:.3f} F1 {f:.3f}" for y, (p, r, f) in result.items())
 
@@ -136,9 +169,10 @@ def main() -> None:
         "--params",
         action="append",
         default=[],
-        metavar="WINDOW,LINK,ATTACH,WEIGHT[,SPAN]",
+        metavar="WINDOW,LINK,ATTACH,WEIGHT[,SPAN] or FIELD=VALUE,...",
         help="also score the method at these parameters (repeatable; SPAN a number of days "
-        "or None, the shipped span when left out)",
+        "or None, the shipped span when left out; the fields not given keep their shipped "
+        "values, so FIELD=VALUE sets any StoryParams field, None for none)",
     )
     args = parser.parse_args()
     data = load(args.warehouse)
@@ -165,7 +199,7 @@ def main() -> None:
         report["baseline_cut_on_2024"] = best_dev
         print(f"baseline, cut {best_dev} (best on {CHOICE_YEAR}) ", fmt(sweep[best_dev]))
         for year in items:
-            best = max(sweep, key=lambda c, y=year: sweep[c][y][2])
+            best = max(sweep, key=functools.partial(lambda y, c: sweep[c][y][2], year))
             print(f"baseline, best cut for {year}: {best}: F1 {sweep[best][year][2]:.3f}")
 
     if args.grid:
@@ -194,16 +228,7 @@ def main() -> None:
     same_day = replace(StoryParams(), attach=2.0)
     print("shipped, one day only ", fmt(score(items, method_labels(data, same_day))))
     for spec in args.params:
-        fields = spec.split(",")
-        days, cut, bar, bonus = (float(x) for x in fields[:4])
-        span = fields[4] if len(fields) > 4 else str(StoryParams().span_days)
-        params = StoryParams(
-            window_days=int(days),
-            link=cut,
-            attach=bar,
-            entity_weight=bonus,
-            span_days=None if span == "None" else int(span),
-        )
+        params = parse_params(spec)
         result = score(items, method_labels(data, params))
         report.setdefault("params", []).append((asdict(params), result))
         print(asdict(params), fmt(result))

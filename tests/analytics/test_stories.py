@@ -14,9 +14,12 @@ from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.stories import (
     StoryParams,
+    _jaccard,
+    _weighted_jaccard,
     build_stories,
     carry_ids,
     cluster_signals,
+    signal_terms,
     signal_vectors,
     story_id_for,
 )
@@ -302,3 +305,117 @@ def test_a_size_aware_bar_keeps_a_large_story_from_taking_a_looser_cluster() -> 
     # the bar for a story of four signals: 0.85 + 2 * 0.05 = 0.95, above the cosine
     sized = StoryParams(entity_weight=0.0, attach_per_doubling=0.05)
     assert cluster_signals(frame(rows), vectors, {}, sized) == [0, 0, 0, 0, 1]
+
+
+def titled(rows: Sequence[tuple[str, int, str]]) -> pl.DataFrame:
+    """(signal_id, day offset, title) rows as story input signals with a title and no text."""
+    signals = frame([(r[0], r[1], "x.com", r[0], None) for r in rows])
+    return signals.with_columns(pl.Series("title", [r[2] for r in rows]))
+
+
+def test_signal_terms_keep_names_versions_and_amounts_and_drop_counts() -> None:
+    terms = signal_terms("(Score: 422, Comments: 109): GPT-4o costs $6.6B, 40% of Gemini 2.5; a")
+    assert {"gpt-4o", "$6.6b", "40%", "2.5", "gemini", "score"} <= terms
+    assert not {"422", "109", "a"} & terms
+
+
+def test_a_term_gate_parts_a_days_pair_that_names_nothing_in_common() -> None:
+    vectors = np.stack([direction(0), direction(0, 0.6), direction(5)])  # a-b cosine ~0.86
+    apart = titled([("a", 0, "gemma qat weights"), ("b", 0, "claude outage"), ("c", 0, "rain")])
+    gate = StoryParams(term_gate=0.1)
+    assert cluster_signals(apart, vectors, {}, StoryParams()) == [0, 0, 1]
+    assert cluster_signals(apart, vectors, {}, gate) == [0, 1, 2]
+    # "qat" and "gemma" are in two of the day's three signals: rare enough to weigh
+    shared = titled([("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")])
+    assert cluster_signals(shared, vectors, {}, gate) == [0, 0, 1]
+
+
+def test_shared_rare_terms_lift_a_pair_over_the_cut() -> None:
+    lifted = StoryParams()  # the shipped method weighs the terms
+    assert lifted.term_weight > 0.1
+    cosine = lifted.link - 0.05
+    vectors = np.stack(
+        [direction(0), direction(0, float(np.sqrt(1 / cosine**2 - 1))), direction(5)]
+    )
+    apart = titled([("a", 0, "gemma qat weights"), ("b", 0, "claude outage"), ("c", 0, "rain")])
+    assert cluster_signals(apart, vectors, {}, lifted) == [0, 1, 2]
+    shared = titled([("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")])
+    blind = StoryParams(term_weight=0.0, attach_term_weight=0.0)
+    assert cluster_signals(shared, vectors, {}, blind) == [0, 1, 2]
+    assert cluster_signals(shared, vectors, {}, lifted) == [0, 0, 1]
+
+
+def test_shared_terms_lift_a_days_cluster_onto_an_open_story() -> None:
+    # b, a day after a, at a centroid cosine under the attach bar: it joins only when they
+    # name the same things
+    params = StoryParams()
+    cosine = params.attach - 0.05
+    tilt = float(np.sqrt(1 / cosine**2 - 1))
+    vectors = np.stack([direction(0), direction(5), direction(0, tilt), direction(6)])
+    rows = [("a", 0, "gemma qat weights"), ("f", 0, "rain"), ("b", 1, "claude outage")]
+    rows.append(("g", 1, "snow"))
+    assert cluster_signals(titled(rows), vectors, {}, params) == [0, 1, 2, 3]
+    rows[2] = ("b", 1, "gemma qat weights bug")
+    assert cluster_signals(titled(rows), vectors, {}, params) == [0, 1, 0, 2]
+
+
+def test_an_attach_term_gate_keeps_a_cluster_from_a_story_it_names_nothing_of() -> None:
+    vectors = np.stack([direction(0), direction(5), direction(0, 0.05), direction(6)])
+    rows = [("a", 0, "gemma qat weights"), ("f", 0, "rain"), ("b", 1, "claude outage")]
+    rows.append(("g", 1, "snow"))
+    gate = StoryParams(attach_term_gate=0.1)
+    assert cluster_signals(titled(rows), vectors, {}, StoryParams()) == [0, 1, 0, 2]
+    assert cluster_signals(titled(rows), vectors, {}, gate) == [0, 1, 2, 3]
+    rows[2] = ("b", 1, "gemma qat bug")
+    assert cluster_signals(titled(rows), vectors, {}, gate) == [0, 1, 0, 2]
+
+
+def test_term_evidence_on_a_day_never_depends_on_a_later_day() -> None:
+    rows = [("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")]
+    # later days name "gemma qat" in every signal: over the whole corpus the two terms would
+    # weigh almost nothing, and a and b (cosine ~0.74) would fall under the gate
+    later = [(f"d{i}", 1 + i % 2, "gemma qat news") for i in range(6)]
+    vectors = np.stack([direction(0), direction(0, 0.9), direction(5), *(direction(7),) * 6])
+    params = StoryParams(term_weight=1.0, term_gate=0.05, link=0.6)
+    first = cluster_signals(titled(rows), vectors[:3], {}, params)
+    assert first == [0, 0, 1]
+    assert cluster_signals(titled(rows + later), vectors, {}, params)[:3] == first
+
+
+def test_weighted_entity_overlap_counts_a_family_named_all_day_for_less() -> None:
+    # pairs (0, 1) and (2, 3) each share one entity and hold one of their own: the same plain
+    # Jaccard; "fam" is in four of the day's six signals, "spec" in two
+    sets = [
+        frozenset({"fam", "u0"}),
+        frozenset({"fam", "u1"}),
+        frozenset({"spec", "u2"}),
+        frozenset({"spec", "u3"}),
+        frozenset({"fam"}),
+        frozenset({"fam"}),
+    ]
+    plain, weighted = _jaccard(sets), _weighted_jaccard(sets)
+    assert abs(plain[0, 1] - plain[2, 3]) < 1e-6
+    assert weighted[0, 1] < weighted[2, 3]
+    assert weighted[4, 5] == 1.0 and weighted[0, 2] == 0.0
+
+
+def test_ids_stay_when_a_rebuild_has_one_more_signal_that_shifts_the_term_weights() -> None:
+    # the shipped method, with titles that name things: one more signal on day 0 changes the
+    # day's IDF (and so every term cosine of it and of the days after), not the stories' ids
+    rows = [("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")]
+    rows += [("d", 1, "gemma qat gguf"), ("e", 1, "snow")]
+    vectors = np.stack([direction(0), direction(0, 0.3), direction(5), direction(0, 0.2)])
+    vectors = np.vstack([vectors, direction(6)[None, :]])
+    first, first_members = build_stories(titled(rows), vectors, NO_ENTITIES, NO_THEMES)
+    assert first.height == 3  # {a, b, d}, {c}, {e}
+    more = titled([("z", 0, "qat gemma release"), *rows])
+    more_vectors = np.vstack([direction(0, 0.1)[None, :], vectors])
+    second, second_members = build_stories(
+        more, more_vectors, NO_ENTITIES, NO_THEMES, previous=first_members
+    )
+    by_first = dict(zip(first_members["signal_id"], first_members["story_id"], strict=True))
+    by_second = dict(zip(second_members["signal_id"], second_members["story_id"], strict=True))
+    assert second.height == 3
+    assert all(by_second[s] == by_first[s] for s in by_first)
+    assert by_second["z"] == by_first["a"]
+    assert second["merged_from"].list.len().sum() == 0 and second["split_from"].null_count() == 3
