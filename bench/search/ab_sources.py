@@ -49,7 +49,8 @@ def main() -> None:
     print(f"load {os.getloadavg()[0]:.2f}, CPU {time.process_time():.1f} s")
     print(
         "| filter | p50 without | p50 with source legs | paired difference, median ms "
-        "| legs spoke |" + (f" LanceDB {args.lance} p50 | with ÷ LanceDB |" if args.lance else "")
+        "| legs spoke (title, passage or verbatim) |"
+        + (f" LanceDB {args.lance} p50 | with ÷ LanceDB |" if args.lance else "")
     )
     print("|---|---|---|---|---|" + ("---|---|" if args.lance else ""))
     pooled: dict[str, list[float]] = {name: [] for name in names}
@@ -57,7 +58,10 @@ def main() -> None:
     for spec in _specs(args.work, args.size):
         prepared = {name: engine.prepare(spec) for name, engine in engines.items()}
         mask = index.mask(prepared["fair"])
-        spoke = sum(bool(sum(map(len, index.contained_legs(text, mask)))) for text in texts)
+        spoke = sum(
+            bool(sum(map(len, index.contained_legs(text, mask))) or index.verbatim_leg(text, mask))
+            for text in texts
+        )
         ms: dict[str, list[float]] = {name: [] for name in names}
         for i, text in enumerate(texts):
             order = names if i % 2 == 0 else names[::-1]
