@@ -6,8 +6,8 @@ The method, chosen by the numbers in docs/quality.md ("Stories"):
 
 1. A signal's vector is the mean of its units' MiniLM vectors (the build embedded them already),
    unit length; its terms are the words, names, versions and amounts of its title and text
-   (``signal_terms``), each weighed by its IDF over the signals of the last ``term_days`` days
-   up to the day clustered (``_TermIdf``), so a name few posts carry weighs much and a word
+   (``signal_terms``), each weighed by its IDF over the signals of the day clustered and the
+   ``term_days`` days before it (``_TermIdf``), so a name few posts carry weighs much and a word
    every post carries nothing. Two signals' similarity is their cosine plus ``entity_weight``
    times the Jaccard overlap of the entities they link plus ``term_weight`` times the cosine
    of their IDF-weighted term vectors: what makes two posts one event is that they name the
@@ -40,6 +40,7 @@ import hashlib
 import itertools
 import math
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -86,13 +87,13 @@ class StoryParams:
     # one large story cannot absorb a whole subject
     attach_per_doubling: float = 0.0
     # evidence that two signals name the same specific thing: the IDF-weighted cosine of their
-    # title + text terms (``signal_terms``, ``_TermIdf``: IDF over the signals of the last
-    # ``term_days`` days up to the day clustered, so a day never depends on a later one). Two
+    # title + text terms (``signal_terms``, ``_TermIdf``: IDF over the signals of the day
+    # clustered and the ``term_days`` days before it, so a day never depends on a later one). Two
     # signals of one day are similar only when it is at least ``term_gate`` (None: no gate)
     term_gate: float | None = None
     # weight of that term cosine, added to a day's similarity as the entity bonus is
     term_weight: float = 1.0
-    # the days the IDF is counted over (the day clustered and those before it)
+    # the days before the day clustered that the IDF is counted over (with that day)
     term_days: int = 90
     # a day's cluster joins an open story only when the term cosine of their summed term
     # vectors is at least this (None: no gate)
@@ -184,13 +185,14 @@ def signal_terms(text: str) -> frozenset[str]:
 
 
 class _TermIdf:
-    """Document frequencies of terms over the signals of a trailing window of days."""
+    """Document frequencies of terms over the signals of a trailing window of days: the day
+    added last and the ``days`` days before it."""
 
     def __init__(self, days: int) -> None:
         self.days = days
         self.df: dict[str, int] = {}
         self.n = 0
-        self.added: list[tuple[date, list[frozenset[str]]]] = []
+        self.added: deque[tuple[date, list[frozenset[str]]]] = deque()
 
     def add_day(self, day: date, terms: list[frozenset[str]]) -> None:
         """Count ``day``'s signals and forget those older than the window."""
@@ -199,7 +201,7 @@ class _TermIdf:
             self.df[t] = self.df.get(t, 0) + 1
         self.n += len(terms)
         while (day - self.added[0][0]).days > self.days:
-            _, old = self.added.pop(0)
+            _, old = self.added.popleft()
             for t in itertools.chain.from_iterable(old):
                 self.df[t] -= 1
                 if not self.df[t]:
@@ -210,7 +212,8 @@ class _TermIdf:
         """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df))."""
         out = []
         for ts in terms:
-            w = {t: math.log(self.n / self.df[t]) for t in ts if t in self.df}
+            # in sorted order: the sums below then do not depend on the process's hash seed
+            w = {t: math.log(self.n / self.df[t]) for t in sorted(ts) if t in self.df}
             norm = math.sqrt(sum(v * v for v in w.values()))
             out.append({t: v / norm for t, v in w.items() if v > 0} if norm > 0 else {})
         return out
@@ -293,7 +296,10 @@ def cluster_signals(
     idf = _TermIdf(params.term_days)
     if params.uses_terms():
         text = pl.concat_str(
-            [pl.col(c).fill_null("") for c in ("title", "text") if c in signals.columns],
+            [
+                pl.col(c).fill_null("") if c in signals.columns else pl.lit("")
+                for c in ("title", "text")
+            ],
             separator=" ",
         )
         texts = signals.select(text.alias("t"))["t"].to_list()

@@ -23,8 +23,10 @@ reader is after one of them; a topic's words name many — and then their best
 fused score when higher), high enough for the first page, not above what the unit legs agree
 on. The unit lifted is the allowed unit nearest the matching passage, by the units' character
 spans (for a title, the passage best matching the query's terms; the central statement's span
-when none does). A query's parts in double quotes are phrases: only signals whose title or
-text holds every phrase are searched (in every leg).
+when none does). A query of at least five words that the title or text of at most
+``CONTAINED_TOP`` signals holds in order, give or take one index term (the verbatim rule),
+ranks those signals' nearest units first. A query's parts in double quotes are phrases: only
+signals whose title or text holds every phrase are searched (in every leg).
 
 Units with the same normalized text (``analytics.copies``) are one hit: shown as the
 earliest-published copy the filters allow, ranked by the best-scoring copy; the other copies
@@ -189,6 +191,8 @@ def quoted_phrases(text: str) -> list[list[str]]:
 def _kth_score(scores: dict[int, float], k: int | None) -> float:
     """Just above the ``k``-th best of ``scores`` (0 when ``k`` is None or there are fewer):
     a score that ranks ``k``-th or better."""
+    if k is not None and k < 1:
+        raise ValueError(f"a rank counts from 1, not {k}")
     if k is None or len(scores) < k:
         return 0.0
     ordered = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
@@ -211,12 +215,16 @@ def _lift(
             for floor, unique, count in zip(floors, request.unique_floors, holders, strict=True)
         )
     at_rank = _kth_score(scores, request.lift_rank)
-    top = _kth_score(scores, request.verbatim_rank) if verbatim else 0.0
     for ranked, floor in zip(lifted, floors, strict=True):
         for rank, row in enumerate(ranked, start=1):
             scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank), at_rank)
-    for rank, row in enumerate(verbatim, start=1):
-        scores[row] = max(scores.get(row, 0.0), top, floors[1] / (RRF_K + rank))
+    if verbatim:
+        # after the floors, so above every lifted row too; each row one step above the next,
+        # so they keep their BM25 order (the passage floor when nothing else scored)
+        score = _kth_score(scores, request.verbatim_rank) or floors[1] / (RRF_K + 1)
+        for row in reversed(verbatim):
+            scores[row] = max(scores.get(row, 0.0), score)
+            score = float(np.nextafter(scores[row], np.inf))
 
 
 class SearchIndex:
@@ -503,15 +511,18 @@ class SearchIndex:
 
     # -- whole sources ---------------------------------------------------------------------
 
-    def _phrase_clause(self, schema: Any, terms: list[str], fields: tuple[str, ...]) -> Any:
-        """Matches ``terms`` as a phrase (one term: the term) in any of ``fields``."""
+    def _phrase_clause(
+        self, schema: Any, terms: list[str], fields: tuple[str, ...], slop: int = 0
+    ) -> Any:
+        """Matches ``terms`` as a phrase (one term: the term) in any of ``fields``, with at most
+        ``slop`` other terms between them in all."""
         import tantivy
 
         words: list[str | tuple[int, str]] = list(terms)
         queries = [
             tantivy.Query.term_query(schema, name, terms[0])
             if len(terms) == 1
-            else tantivy.Query.phrase_query(schema, name, words)
+            else tantivy.Query.phrase_query(schema, name, words, slop=slop)
             for name in fields
         ]
         if len(queries) == 1:
@@ -576,19 +587,17 @@ class SearchIndex:
         index terms between them in all, in BM25 order, its allowed unit nearest the passage
         holding them; empty when more than ``CONTAINED_TOP`` signals (allowed or not) hold
         them."""
-        import tantivy
-
         # words as the reader typed them ("2.5" is one word, two index terms)
         if sum(1 for word in text.split() if phrase_terms(word)) < VERBATIM_MIN_WORDS:
             return []
         terms = phrase_terms(text)
-        phrase = tantivy.Query.phrase_query(self.source_schema, TEXT, list(terms), slop=slop)
+        phrase = self._phrase_clause(self.source_schema, terms, (TEXT,), slop)
         hits = self.source_searcher.search(phrase, CONTAINED_TOP + 1, count=False).hits
         if len(hits) > CONTAINED_TOP:
             return []
         keys = self.source_searcher.fast_field_values(SOURCE, [a for _s, a in hits])
         holders = [int(key) for key in keys if len(self._allowed_rows(int(key), mask))]
-        return self._locate(holders, query_terms(text), [terms], mask)
+        return self._locate(holders, query_terms(text), [terms], mask, slop)
 
     def _title_holders(self, terms: list[str]) -> list[int]:
         """Keys of the signals whose title holds every term, by BM25; none when more than
@@ -633,11 +642,16 @@ class SearchIndex:
             limit *= 8
 
     def _locate(
-        self, keys: list[int], terms: list[str], phrases: list[list[str]], mask: BoolArray | None
+        self,
+        keys: list[int],
+        terms: list[str],
+        phrases: list[list[str]],
+        mask: BoolArray | None,
+        slop: int = 0,
     ) -> list[int]:
         """Each signal's allowed unit nearest its best-matching passage: one holding a phrase
-        if any does, else the best by BM25 of the query's terms; the central statement's span
-        when no passage matched."""
+        (with ``slop``) if any does, else the best by BM25 of the query's terms; the central
+        statement's span when no passage matched."""
         import tantivy
 
         allowed = {key: self._allowed_rows(key, mask) for key in keys}
@@ -649,7 +663,7 @@ class SearchIndex:
             queries.append(
                 tantivy.Query.boolean_query(
                     [
-                        (tantivy.Occur.Should, self._phrase_clause(schema, p, (TEXT,)))
+                        (tantivy.Occur.Should, self._phrase_clause(schema, p, (TEXT,), slop))
                         for p in phrases
                     ]
                 )

@@ -159,7 +159,7 @@ ABOUT: dict[str, str] = {
         "them are lifted to the first page even if none of their units carries those words, "
         "each served as its verified unit nearest the passage that matched, and a line of "
         "five or more words that the text of at most three signals holds word for word (one "
-        "forgotten word allowed) ranks first; parts of `q` in "
+        "forgotten word of one index term allowed) ranks first; parts of `q` in "
         'double quotes are phrases: `"wafer-scale inference"` keeps only units of signals '
         "whose title or text holds those words in that order) or `similar_to` (a unit id: "
         "cosine of stored embeddings, the unit itself excluded). `relevance_score` is the "

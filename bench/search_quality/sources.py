@@ -138,7 +138,7 @@ def queries(signal_id: str, title: str, text: str, seed: int) -> dict[str, str]:
 
 
 def eligible(served: pl.DataFrame) -> list[str]:
-    """Signal ids whose title and text make all four queries meaningful."""
+    """Signal ids whose title and text make every query kind meaningful."""
     folded = served["title"].str.to_lowercase()
     unique = set(served.filter(folded.is_unique())["signal_id"].to_list())
     return sorted(

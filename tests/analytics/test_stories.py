@@ -4,6 +4,9 @@ once. Vectors are made by hand so each case is exact."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -419,3 +422,29 @@ def test_ids_stay_when_a_rebuild_has_one_more_signal_that_shifts_the_term_weight
     assert all(by_second[s] == by_first[s] for s in by_first)
     assert by_second["z"] == by_first["a"]
     assert second["merged_from"].list.len().sum() == 0 and second["split_from"].null_count() == 3
+
+
+def test_term_similarities_do_not_depend_on_the_hash_seed() -> None:
+    """A set's order follows the process's string hash seed; the term vectors' sums must not,
+    or a pair at the cut could join in one build and not in the next."""
+    script = (
+        "import hashlib, datetime\n"
+        "from analytics.stories import _TermIdf, _term_cosine, signal_terms\n"
+        "texts = [f'gpt-{i % 7}o agent {i % 5} llama-{i % 3} rollout $ {i}b fund '"
+        " f'benchmark v{i % 4}.{i % 9} launch chip-{i % 6} release' for i in range(60)]\n"
+        "terms = [signal_terms(t) for t in texts]\n"
+        "idf = _TermIdf(90)\n"
+        "idf.add_day(datetime.date(2025, 1, 1), terms)\n"
+        "print(hashlib.sha256(_term_cosine(idf.vectors(terms)).tobytes()).hexdigest())\n"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(digests) == 1, digests

@@ -30,6 +30,7 @@ from serving.search import (
     SearchFilters,
     SearchIndex,
     SearchRequest,
+    _lift,
     quoted_phrases,
 )
 from tests.serving.test_search_copies import AS_OF, vector_of
@@ -357,6 +358,25 @@ def test_the_verbatim_rule_needs_enough_words_in_order_in_few_signals(tmp_path: 
     assert index.verbatim_leg("copper kettles loudly the lighthouse", None) == []
     assert index.verbatim_leg("copper kettles loudly the lighthouse", None, slop=2)
     assert index.verbatim_leg("orbital kettles whistle loudly lighthouse", None) == []
+
+
+def test_the_verbatim_rows_lead_even_a_title_lift_in_their_bm25_order() -> None:
+    # the unit legs disagree (no row above 1 / 61), a title lift puts row 3 at 1.7 / 61
+    scores = {1: 1 / (RRF_K + 1), 2: 1 / (RRF_K + 2)}
+    request = SearchRequest(query_vector=vector_of("x"), query_text="x")
+    _lift(scores, request, ([3], [], (1, 0)), [5, 4])  # 5 first by BM25
+    order = sorted(scores, key=lambda row: -scores[row])
+    assert order == [5, 4, 3, 1, 2]
+    assert scores[3] == pytest.approx(CONTAINED_FLOORS["title"] / (RRF_K + 1))
+    # off, or nothing else scored: the floors alone
+    off = {1: 1 / (RRF_K + 1)}
+    _lift(off, replace(request, verbatim_rank=None), ([], [], (0, 0)), [])
+    assert off == {1: 1 / (RRF_K + 1)}
+    alone: dict[int, float] = {}
+    _lift(alone, request, ([], [], (0, 0)), [7])
+    assert alone == {7: CONTAINED_FLOORS["passage"] / (RRF_K + 1)}
+    with pytest.raises(ValueError, match="from 1"):
+        _lift({1: 0.1}, replace(request, verbatim_rank=0), ([], [], (0, 0)), [7])
 
 
 def test_the_verbatim_rule_keeps_to_the_filters(index: SearchIndex) -> None:

@@ -201,13 +201,13 @@ def sync_detailed(
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
     matched, and a line of five or more words that the text of at most three signals holds word for word
-    (one forgotten word allowed) ranks first; parts of `q` in double quotes are phrases: `"wafer-scale
-    inference"` keeps only units of signals whose title or text holds those words in that order) or
-    `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded). `relevance_score`
-    is the fused score (for a lifted unit at least its floor) or the cosine, times the recency factor `1
-    − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+    (one forgotten word of one index term allowed) ranks first; parts of `q` in double quotes are
+    phrases: `"wafer-scale inference"` keeps only units of signals whose title or text holds those words
+    in that order) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
+    `relevance_score` is the fused score (for a lifted unit at least its floor) or the cosine, times the
+    recency factor `1 − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's
+    `as_of`). At most `diversity_cap` units per signal. `entity` keeps units whose own text names the
+    entity (or a family member). Not paginated: the best `limit` hits.
 
     Args:
         q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
@@ -291,13 +291,13 @@ def sync(
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
     matched, and a line of five or more words that the text of at most three signals holds word for word
-    (one forgotten word allowed) ranks first; parts of `q` in double quotes are phrases: `"wafer-scale
-    inference"` keeps only units of signals whose title or text holds those words in that order) or
-    `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded). `relevance_score`
-    is the fused score (for a lifted unit at least its floor) or the cosine, times the recency factor `1
-    − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+    (one forgotten word of one index term allowed) ranks first; parts of `q` in double quotes are
+    phrases: `"wafer-scale inference"` keeps only units of signals whose title or text holds those words
+    in that order) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
+    `relevance_score` is the fused score (for a lifted unit at least its floor) or the cosine, times the
+    recency factor `1 − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's
+    `as_of`). At most `diversity_cap` units per signal. `entity` keeps units whose own text names the
+    entity (or a family member). Not paginated: the best `limit` hits.
 
     Args:
         q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
@@ -376,13 +376,13 @@ async def asyncio_detailed(
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
     matched, and a line of five or more words that the text of at most three signals holds word for word
-    (one forgotten word allowed) ranks first; parts of `q` in double quotes are phrases: `"wafer-scale
-    inference"` keeps only units of signals whose title or text holds those words in that order) or
-    `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded). `relevance_score`
-    is the fused score (for a lifted unit at least its floor) or the cosine, times the recency factor `1
-    − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+    (one forgotten word of one index term allowed) ranks first; parts of `q` in double quotes are
+    phrases: `"wafer-scale inference"` keeps only units of signals whose title or text holds those words
+    in that order) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
+    `relevance_score` is the fused score (for a lifted unit at least its floor) or the cosine, times the
+    recency factor `1 − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's
+    `as_of`). At most `diversity_cap` units per signal. `entity` keeps units whose own text names the
+    entity (or a family member). Not paginated: the best `limit` hits.
 
     Args:
         q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
@@ -464,13 +464,13 @@ async def asyncio(
     complete text, of no more than a few signals, the best of them are lifted to the first page even if
     none of their units carries those words, each served as its verified unit nearest the passage that
     matched, and a line of five or more words that the text of at most three signals holds word for word
-    (one forgotten word allowed) ranks first; parts of `q` in double quotes are phrases: `"wafer-scale
-    inference"` keeps only units of signals whose title or text holds those words in that order) or
-    `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded). `relevance_score`
-    is the fused score (for a lifted unit at least its floor) or the cosine, times the recency factor `1
-    − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's `as_of`). At most
-    `diversity_cap` units per signal. `entity` keeps units whose own text names the entity (or a family
-    member). Not paginated: the best `limit` hits.
+    (one forgotten word of one index term allowed) ranks first; parts of `q` in double quotes are
+    phrases: `"wafer-scale inference"` keeps only units of signals whose title or text holds those words
+    in that order) or `similar_to` (a unit id: cosine of stored embeddings, the unit itself excluded).
+    `relevance_score` is the fused score (for a lifted unit at least its floor) or the cosine, times the
+    recency factor `1 − b + b·2^(−age_days/30)` when `recency_boost` b > 0 (age from the snapshot's
+    `as_of`). At most `diversity_cap` units per signal. `entity` keeps units whose own text names the
+    entity (or a family member). Not paginated: the best `limit` hits.
 
     Args:
         q (None | str | Unset): Natural-language query, 1–2000 characters, not blank. Words in
