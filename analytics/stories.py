@@ -126,8 +126,9 @@ def signal_vectors(
     return out
 
 
-def _jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
-    """Pairwise Jaccard overlap of ``sets`` (0 where either is empty)."""
+def _jaccard(sets: Sequence[frozenset[str]], *, weighted: bool = False) -> FloatMatrix:
+    """Pairwise Jaccard overlap of ``sets`` (0 where either is empty); ``weighted``: each key
+    weighs log(1 + n / df), df the number of the ``n`` sets holding it."""
     n = len(sets)
     vocabulary: dict[str, int] = {}
     cells = [
@@ -140,29 +141,11 @@ def _jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
     incidence = np.zeros((n, len(vocabulary)), dtype=np.float32)
     for row, col in cells:
         incidence[row, col] = 1.0
-    shared = incidence @ incidence.T
-    sizes = incidence.sum(axis=1)
-    union = sizes[:, None] + sizes[None, :] - shared
-    out: FloatMatrix = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-    return out
-
-
-def _weighted_jaccard(sets: Sequence[frozenset[str]]) -> FloatMatrix:
-    """Pairwise weighted Jaccard overlap of ``sets``: each key weighs log(1 + n / df), df the
-    number of the ``n`` sets holding it (0 where either set is empty)."""
-    n = len(sets)
-    vocabulary: dict[str, int] = {}
-    cells = [
-        (row, vocabulary.setdefault(key, len(vocabulary)))
-        for row, s in enumerate(sets)
-        for key in s
-    ]
-    if not cells:
-        return np.zeros((n, n), dtype=np.float32)
-    incidence = np.zeros((n, len(vocabulary)), dtype=np.float32)
-    for row, col in cells:
-        incidence[row, col] = 1.0
-    weights = np.log1p(n / incidence.sum(axis=0)).astype(np.float32)
+    weights = (
+        np.log1p(n / incidence.sum(axis=0)).astype(np.float32)
+        if weighted
+        else np.ones(len(vocabulary), dtype=np.float32)
+    )
     shared = (incidence * weights) @ incidence.T
     sizes = incidence @ weights
     union = sizes[:, None] + sizes[None, :] - shared
@@ -317,7 +300,7 @@ def cluster_signals(
         block = vectors[rows]
         sets = [signal_entities.get(s, frozenset()) for s in ids]
         cosine = block @ block.T
-        overlap = _weighted_jaccard(sets) if params.entity_idf else _jaccard(sets)
+        overlap = _jaccard(sets, weighted=params.entity_idf)
         similarity = cosine + params.entity_weight * overlap
         term_vectors: list[dict[str, float]] = []
         if params.uses_terms():

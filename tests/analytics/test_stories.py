@@ -18,7 +18,6 @@ from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.stories import (
     StoryParams,
     _jaccard,
-    _weighted_jaccard,
     build_stories,
     carry_ids,
     cluster_signals,
@@ -396,7 +395,7 @@ def test_weighted_entity_overlap_counts_a_family_named_all_day_for_less() -> Non
         frozenset({"fam"}),
         frozenset({"fam"}),
     ]
-    plain, weighted = _jaccard(sets), _weighted_jaccard(sets)
+    plain, weighted = _jaccard(sets), _jaccard(sets, weighted=True)
     assert abs(plain[0, 1] - plain[2, 3]) < 1e-6
     assert weighted[0, 1] < weighted[2, 3]
     assert weighted[4, 5] == 1.0 and weighted[0, 2] == 0.0
