@@ -103,6 +103,15 @@ class StoryParams:
     # the entity overlap weighs each entity by its inverse frequency among the day's signals
     # (log(1 + n / df)), so a family named by many of the day's posts counts for little
     entity_idf: bool = False
+    # burstiness: a term rare in the window before the day and in several of the day's
+    # signals names an event. Its burst factor is log(1 + df_day / (expected + 1)), expected =
+    # its document frequency over the ``term_days`` days before, scaled to the day's signal
+    # count. None: IDF weights only; "times": IDF × burst factor; "only": the burst factor
+    term_burst: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.term_burst not in (None, "times", "only"):
+            raise ValueError(f"term_burst: None, 'times' or 'only', not {self.term_burst!r}")
 
     def uses_terms(self) -> bool:
         return self.term_gate is not None or self.term_weight > 0 or self.attaches_by_terms()
@@ -191,12 +200,30 @@ class _TermIdf:
                     del self.df[t]
             self.n -= len(old)
 
-    def vectors(self, terms: list[frozenset[str]]) -> list[dict[str, float]]:
-        """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df))."""
+    def vectors(
+        self, terms: list[frozenset[str]], burst: str | None = None
+    ) -> list[dict[str, float]]:
+        """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df)); with ``burst``
+        ("times" or "only", ``StoryParams.term_burst``) ``terms`` are the day's added last, and
+        each weight is multiplied by (or replaced with) the term's burst factor."""
+        day_df: dict[str, int] = {}
+        for t in itertools.chain.from_iterable(terms if burst is not None else ()):
+            day_df[t] = day_df.get(t, 0) + 1
+        before = self.n - len(terms)
+
+        def weight(t: str) -> float:
+            idf = math.log(self.n / self.df[t])
+            expected = (self.df[t] - day_df[t]) * len(terms) / before if before else 0.0
+            factor = math.log1p(day_df[t] / (expected + 1.0))
+            return factor if burst == "only" else idf * factor
+
         out = []
         for ts in terms:
             # in sorted order: the sums below then do not depend on the process's hash seed
-            w = {t: math.log(self.n / self.df[t]) for t in sorted(ts) if t in self.df}
+            if burst is None:  # the shipped path, kept a plain comprehension (it is hot)
+                w = {t: math.log(self.n / self.df[t]) for t in sorted(ts) if t in self.df}
+            else:
+                w = {t: weight(t) for t in sorted(ts) if t in self.df}
             norm = math.sqrt(sum(v * v for v in w.values()))
             out.append({t: v / norm for t, v in w.items() if v > 0} if norm > 0 else {})
         return out
@@ -305,7 +332,7 @@ def cluster_signals(
         term_vectors: list[dict[str, float]] = []
         if params.uses_terms():
             idf.add_day(day, terms[start:end])
-            term_vectors = idf.vectors(terms[start:end])
+            term_vectors = idf.vectors(terms[start:end], params.term_burst)
             term_cosine = _term_cosine(term_vectors)
             similarity = similarity + params.term_weight * term_cosine
             if params.term_gate is not None:

@@ -165,3 +165,13 @@ def test_unjudged_cells_of_the_clusterings_own_pairs_are_counted_apart(
     figures = events.estimate(rows, pools, {("a", "b"), ("c", "d")})
     assert figures["unknown_grouped"] == 1 and figures["precision"] == 1.0
     assert events.estimate(rows, pools, {("a", "b")})["unknown_grouped"] == 0
+
+
+def test_every_burst_variant_turns_the_burst_weights_on(events: ModuleType) -> None:
+    from dataclasses import replace
+
+    from analytics.stories import StoryParams
+
+    points = [replace(StoryParams(), **v) for v in events.BURST_VARIANTS]
+    assert points and all(p.term_burst in ("times", "only") for p in points)
+    assert len(set(points)) == len(points)

@@ -12,12 +12,14 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import polars as pl
+import pytest
 
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.stories import (
     StoryParams,
     _jaccard,
+    _TermIdf,
     build_stories,
     carry_ids,
     cluster_signals,
@@ -447,3 +449,32 @@ def test_term_similarities_do_not_depend_on_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(digests) == 1, digests
+
+
+def test_a_burst_term_new_today_outweighs_a_steady_one_of_the_same_idf() -> None:
+    # "steady" is in 2 of the 10 signals the day before and 2 of today's 10; "burst" in none
+    # before and 4 today: the same document frequency over the window, so the same IDF
+    before = [frozenset({"steady", f"x{i}"}) if i < 2 else frozenset({f"x{i}"}) for i in range(10)]
+    today = [frozenset({"steady", "burst"}), frozenset({"steady", "y1"})]
+    today += [frozenset({"burst", f"y{i}"}) for i in range(2, 5)]
+    today += [frozenset({f"y{i}"}) for i in range(5, 10)]
+
+    def weights(burst: str | None) -> dict[str, float]:
+        idf = _TermIdf(90)
+        idf.add_day(START.date(), before)
+        idf.add_day(START.date() + timedelta(days=1), today)
+        return idf.vectors(today, burst)[0]
+
+    plain = weights(None)
+    assert abs(plain["steady"] - plain["burst"]) < 1e-9
+    # burst factors log(1 + 4 / (0 + 1)) against log(1 + 2 / (2 + 1))
+    ratio = float(np.log1p(4.0) / np.log1p(2 / 3))
+    for mode in ("times", "only"):
+        w = weights(mode)
+        assert abs(w["burst"] / w["steady"] - ratio) < 1e-9, mode
+    assert StoryParams().term_burst is None  # off by default
+
+
+def test_a_term_burst_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="term_burst"):
+        StoryParams(term_burst="sometimes")
