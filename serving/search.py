@@ -87,8 +87,8 @@ CONTAINED_TOP = 3
 CONTAINED_FLOORS = {"title": 1.7, "passage": 1.5}
 # The verbatim rule (docs/quality.md, "A line typed word for word"): a query of at least
 # VERBATIM_MIN_WORDS words (stop words counted) that the title or complete text of at most
-# CONTAINED_TOP signals holds in order, with at most VERBATIM_SLOP other words between them in
-# all (a word the reader forgot), is a line the reader remembers; each such signal's unit
+# CONTAINED_TOP signals holds in order, with at most VERBATIM_SLOP other index terms between
+# them in all (a word the reader forgot), is a line the reader remembers; each such signal's unit
 # nearest that line scores at least the fused score ranked VERBATIM_RANK-th without it, so it
 # is on the first page whatever the corpus's size (a floor's place in the list depends on how
 # many units both unit legs reach). A slop of 2 cost the topical set; 0 missed forgotten words.
@@ -587,10 +587,12 @@ class SearchIndex:
         index terms between them in all, in BM25 order, its allowed unit nearest the passage
         holding them; empty when more than ``CONTAINED_TOP`` signals (allowed or not) hold
         them."""
-        # words as the reader typed them ("2.5" is one word, two index terms)
-        if sum(1 for word in text.split() if phrase_terms(word)) < VERBATIM_MIN_WORDS:
+        # words as the reader typed them ("2.5" is one word, two index terms); the analyzer
+        # splits at spaces too, so the words' terms in turn are the text's
+        by_word = [phrase_terms(word) for word in text.split()]
+        if sum(map(bool, by_word)) < VERBATIM_MIN_WORDS:
             return []
-        terms = phrase_terms(text)
+        terms = [term for word in by_word for term in word]
         phrase = self._phrase_clause(self.source_schema, terms, (TEXT,), slop)
         hits = self.source_searcher.search(phrase, CONTAINED_TOP + 1, count=False).hits
         if len(hits) > CONTAINED_TOP:
