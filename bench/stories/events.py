@@ -57,6 +57,7 @@ import itertools
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -581,6 +582,26 @@ PRECISION_VARIANTS: tuple[dict[str, Any], ...] = (
 )
 
 
+def family(
+    name: str,
+    data: dict[str, Any],
+    judged: list[dict[str, Any]],
+    pools: dict[str, set[Pair]],
+    base: StoryParams,
+    changes: Sequence[dict[str, Any]],
+    rounds: int,
+) -> dict[str, Any]:
+    """``base`` and each of ``changes`` applied to it, against ``base``, by ``choose``."""
+    print(f"{name}, against", asdict(base))
+    points = [base, *(replace(base, **change) for change in changes)]
+    return choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+
+
+def outcome(result: dict[str, Any], base: StoryParams) -> StoryParams:
+    """A family's choice when adopted, else its ``base``."""
+    return StoryParams(**result["chosen"]["params"]) if result["adopted"] else base
+
+
 def variants(
     data: dict[str, Any],
     judged: list[dict[str, Any]],
@@ -592,10 +613,8 @@ def variants(
     spans = [replace(DRAWN, span_days=d) for d in SPANS]
     print("span family, against", asdict(DRAWN))
     span = choose(data, judged, pools, DRAWN, pools["_drawn"], spans, rounds)
-    base = StoryParams(**span["chosen"]["params"]) if span["adopted"] else DRAWN
-    print("precision family, against", asdict(base))
-    points = [base, *(replace(base, **v) for v in PRECISION_VARIANTS)]
-    precision = choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    base = outcome(span, DRAWN)
+    precision = family("precision family", data, judged, pools, base, PRECISION_VARIANTS, rounds)
     return {"span": span, "precision": precision}
 
 
@@ -641,14 +660,9 @@ def term_variants(
     """``TERM_VARIANTS`` against ``TERMS_BASE`` (the parameters shipped when they were drawn),
     then ``ON_TOP_VARIANTS`` against the outcome (the choice when adopted), each by
     ``choose``."""
-    base = TERMS_BASE
-    print("term family, against", asdict(base))
-    points = [base, *(replace(base, **v) for v in TERM_VARIANTS)]
-    terms = choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
-    top = StoryParams(**terms["chosen"]["params"]) if terms["adopted"] else base
-    print("on top, against", asdict(top))
-    points = [top, *(replace(top, **v) for v in ON_TOP_VARIANTS)]
-    on_top = choose(data, judged, pools, top, method_pairs(data, top), points, rounds)
+    terms = family("term family", data, judged, pools, TERMS_BASE, TERM_VARIANTS, rounds)
+    top = outcome(terms, TERMS_BASE)
+    on_top = family("on top", data, judged, pools, top, ON_TOP_VARIANTS, rounds)
     return {"terms": terms, "on_top": on_top}
 
 
@@ -669,10 +683,7 @@ def burst_variants(
     rounds: int,
 ) -> dict[str, Any]:
     """``BURST_VARIANTS`` against the shipped ``StoryParams()``, by ``choose``."""
-    base = StoryParams()
-    print("burst family, against", asdict(base))
-    points = [base, *(replace(base, **v) for v in BURST_VARIANTS)]
-    return choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
+    return family("burst family", data, judged, pools, StoryParams(), BURST_VARIANTS, rounds)
 
 
 def anatomy(
