@@ -27,6 +27,17 @@ def judged(stratum: str, a: str, b: str, yes: bool) -> dict[str, Any]:
     return {"a": a, "b": b, "sample": stratum, "stratum": stratum, "same_event": yes}
 
 
+def paired_off(
+    n: int, day: date
+) -> tuple[dict[str, Any], list[tuple[str, str]], list[dict[str, Any]]]:
+    """``n`` posts of one day, paired off (p0, p1), (p2, p3)…, each pair judged the same event
+    in the ``method`` sample: the data, the pairs and the judged rows."""
+    ids = [f"p{i}" for i in range(n)]
+    pairs = [(ids[i], ids[i + 1]) for i in range(0, n, 2)]
+    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
+    return {"ids": ids, "days": [day] * n}, pairs, rows
+
+
 def test_grouped_pairs_are_every_pair_of_a_label_smaller_id_first(events: ModuleType) -> None:
     labels = {"c": 1, "a": 1, "b": 1, "d": 2}
     assert events.grouped_pairs(["c", "a", "b", "d"], labels) == {
@@ -118,11 +129,8 @@ def test_strata_cut_by_year_weigh_each_years_part_by_its_own_judged_pairs(
 def test_judged_pairs_a_rebuild_left_in_no_stratum_are_left_out_unless_too_many(
     events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ids = [f"p{i}" for i in range(120)]
-    data = {"ids": ids, "days": [date(2025, 1, 1)] * 120}
-    pairs = [(ids[i], ids[i + 1]) for i in range(0, 120, 2)]
+    data, pairs, rows = paired_off(120, date(2025, 1, 1))
     path = tmp_path / "judged.json"
-    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
     path.write_text(json.dumps({"pairs": rows}))
     # one of 60 judged pairs is no longer grouped by anything: reported, left out
     pools = {"method": set(pairs[1:]), "baseline": set(), "candidate": set()}
@@ -137,12 +145,9 @@ def test_judged_pairs_a_rebuild_left_in_no_stratum_are_left_out_unless_too_many(
 def test_the_terms_stratum_takes_only_the_judged_pairs_drawn_from_it(
     events: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ids = [f"p{i}" for i in range(200)]
-    data = {"ids": ids, "days": [date(2024, 1, 1)] * 200}
-    pairs = [(ids[i], ids[i + 1]) for i in range(0, 200, 2)]
+    data, pairs, rows = paired_off(200, date(2024, 1, 1))
     path = tmp_path / "judged.json"
     # an earlier round's method pair now falls in the terms stratum; a terms pair stays there
-    rows = [{"a": a, "b": b, "sample": "method", "same_event": True, "note": ""} for a, b in pairs]
     rows[-1]["sample"] = "terms"
     path.write_text(json.dumps({"pairs": rows}))
     pools = {
