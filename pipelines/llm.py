@@ -105,14 +105,19 @@ def request_body(endpoint: LlmEndpoint, request: LlmRequest) -> dict[str, Any]:
 
 
 def ask(endpoint: LlmEndpoint, request: LlmRequest) -> str:
-    """The message content the endpoint answers for ``request``.
+    """The message content the endpoint answers for ``request`` (``complete``)."""
+    return complete(endpoint, request_body(endpoint, request))
+
+
+def complete(endpoint: LlmEndpoint, request: Mapping[str, Any]) -> str:
+    """The message content the endpoint answers for the chat-completions ``request`` body.
 
     408, 429 and 5xx statuses, timeouts, refused and dropped connections are tried again, up to
     ``endpoint.retries`` times, after ``backoff_seconds`` doubled each time (or the server's
     ``Retry-After``, capped at a minute). Raises ``LlmCallFailed`` with the last failure's
     reason: ``unreachable`` (no connection), ``timeout`` or ``http_error``.
     """
-    body = json.dumps(request_body(endpoint, request)).encode("utf-8")
+    body = json.dumps(request).encode("utf-8")
     failure = LlmCallFailed("unreachable", "never asked")
     for attempt in range(endpoint.retries + 1):
         if attempt:
