@@ -33,7 +33,7 @@ them). Four disjoint strata, each sampled uniformly over its pairs:
   method does not;
 - ``candidate``: pairs neither groups that are plausible: published at most one UTC day apart,
   title + text cosine at least ``CANDIDATE_FLOOR``.
-- ``terms`` (session 17; 60 judged pairs of 2024, 40 of 2025): pairs some point of
+- ``terms`` (session 17; 80 judged pairs of 2024, 40 of 2025): pairs some point of
   ``TERM_VARIANTS`` groups (shared-term and entity-specificity variants of ``TERMS_BASE``)
   that are in none of the three above.
 
@@ -226,7 +226,7 @@ def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
     """The four disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
     pairs (``_baseline_all``) and the drawn method's (``_drawn``). ``terms``: the pairs some
     point of ``TERM_VARIANTS`` (on ``TERMS_BASE``) groups that are in none of the other three
-    (60 judged pairs of its 2024 part, 40 of its 2025 part)."""
+    (80 judged pairs of its 2024 part, 40 of its 2025 part)."""
     method = method_pairs(data, DRAWN)
     baseline = grouped_pairs(data["ids"], data["baseline"])
     candidates = candidate_pairs(data)
