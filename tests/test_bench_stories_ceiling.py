@@ -97,7 +97,7 @@ def test_readings_are_compared_on_judged_pairs_only(ceiling: ModuleType, tmp_pat
     )
     out = ceiling.compare_readings(judged, second, 50)
     assert out["all"]["agreement"] == pytest.approx(0.5)
-    assert out["not close"]["pairs"] == 1 and out["not close"]["agreement"] == 1.0
+    assert out["all, not close"]["pairs"] == 1 and out["all, not close"]["agreement"] == 1.0
     second.write_text(
         json.dumps({"pairs": [{"a": "x", "b": "y", "same_event": True, "close": False}]})
     )
@@ -105,9 +105,38 @@ def test_readings_are_compared_on_judged_pairs_only(ceiling: ModuleType, tmp_pat
         ceiling.compare_readings(judged, second, 50)
 
 
+def test_samples_are_compared_apart_and_together(ceiling: ModuleType, tmp_path: Path) -> None:
+    judged = tmp_path / "judged.json"
+    judged.write_text(
+        json.dumps(
+            {
+                "pairs": [
+                    {"a": "a", "b": "b", "same_event": True},
+                    {"a": "c", "b": "d", "same_event": True},
+                ]
+            }
+        )
+    )
+    second = tmp_path / "second.json"
+    second.write_text(
+        json.dumps(
+            {
+                "pairs": [
+                    {"a": "a", "b": "b", "same_event": True, "close": False, "sample": "x"},
+                    {"a": "c", "b": "d", "same_event": False, "close": False, "sample": "y"},
+                ]
+            }
+        )
+    )
+    out = ceiling.compare_readings(judged, second, 10)
+    assert out["x"]["agreement"] == 1.0 and out["y"]["agreement"] == 0.0
+    assert out["every sample"]["pairs"] == 2
+
+
 def test_the_committed_second_reading_holds_only_judged_pairs(ceiling: ModuleType) -> None:
     root = Path(__file__).resolve().parents[1] / "bench" / "stories"
     out = ceiling.compare_readings(
         root / "event_pairs_judged.json", root / "event_pairs_rejudged.json", 20
     )
-    assert out["all"]["pairs"] == 40
+    assert out["uniform"]["pairs"] == out["method 2024"]["pairs"] == 40
+    assert out["every sample"]["pairs"] == 80

@@ -247,8 +247,9 @@ def agreement(first: list[bool], second: list[bool]) -> dict[str, float]:
 
 
 def compare_readings(judged_path: Path, second_path: Path, rounds: int) -> dict[str, Any]:
-    """The second reading's pairs against their committed verdicts, all of them and without
-    the pairs the second reader marked close (the F1 with a 95 % bootstrap interval)."""
+    """The second reading's pairs against their committed verdicts, per ``sample`` (and over
+    every sample when there are several), all of them and without the pairs the second reader
+    marked close (the F1 with a 95 % bootstrap interval)."""
     committed = {
         (min(r["a"], r["b"]), max(r["a"], r["b"])): bool(r["same_event"])
         for r in json.loads(judged_path.read_text())["pairs"]
@@ -257,18 +258,26 @@ def compare_readings(judged_path: Path, second_path: Path, rounds: int) -> dict[
     missing = [r for r in rows if (min(r["a"], r["b"]), max(r["a"], r["b"])) not in committed]
     if missing:
         raise SystemExit(f"{len(missing)} pairs of {second_path} were never judged")
+    samples = sorted({r.get("sample", "all") for r in rows})
+    groups = {s: [r for r in rows if r.get("sample", "all") == s] for s in samples}
+    if len(samples) > 1:
+        groups["every sample"] = rows
     out: dict[str, Any] = {}
-    for name, keep in (("all", rows), ("not close", [r for r in rows if not r["close"]])):
-        first = [committed[(min(r["a"], r["b"]), max(r["a"], r["b"]))] for r in keep]
-        second = [bool(r["same_event"]) for r in keep]
-        out[name] = agreement(first, second)
-        rng = random.Random(20261202)
-        f1s = []
-        for _ in range(rounds):
-            picked = rng.choices(range(len(keep)), k=len(keep))
-            f1s.append(agreement([first[i] for i in picked], [second[i] for i in picked])["f1"])
-        out[name]["f1_interval"] = interval(f1s)
-        print(f"{name}: {out[name]}")
+    for sample, in_sample in groups.items():
+        for name, keep in (
+            (sample, in_sample),
+            (f"{sample}, not close", [r for r in in_sample if not r["close"]]),
+        ):
+            first = [committed[(min(r["a"], r["b"]), max(r["a"], r["b"]))] for r in keep]
+            second = [bool(r["same_event"]) for r in keep]
+            out[name] = agreement(first, second)
+            rng = random.Random(20261202)
+            f1s = []
+            for _ in range(rounds):
+                picked = rng.choices(range(len(keep)), k=len(keep))
+                f1s.append(agreement([first[i] for i in picked], [second[i] for i in picked])["f1"])
+            out[name]["f1_interval"] = interval(f1s)
+            print(f"{name}: {out[name]}")
     return out
 
 
