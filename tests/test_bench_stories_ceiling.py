@@ -72,61 +72,47 @@ def test_agreement_of_two_readings(ceiling: ModuleType) -> None:
     assert ceiling.agreement(first, first)["kappa"] == pytest.approx(1.0)
 
 
-def test_readings_are_compared_on_judged_pairs_only(ceiling: ModuleType, tmp_path: Path) -> None:
+def readings(
+    tmp_path: Path, committed: list[tuple[str, str, bool]], second: list[dict[str, object]]
+) -> tuple[Path, Path]:
+    """The committed verdicts ``(a, b, same_event)`` and a second reading, written as the two
+    files ``compare_readings`` reads."""
     judged = tmp_path / "judged.json"
     judged.write_text(
-        json.dumps(
-            {
-                "pairs": [
-                    {"a": "b", "b": "a", "same_event": True},
-                    {"a": "c", "b": "d", "same_event": False},
-                ]
-            }
-        )
+        json.dumps({"pairs": [{"a": a, "b": b, "same_event": y} for a, b, y in committed]})
     )
-    second = tmp_path / "second.json"
-    second.write_text(
-        json.dumps(
-            {
-                "pairs": [
-                    {"a": "a", "b": "b", "same_event": True, "close": False},
-                    {"a": "c", "b": "d", "same_event": True, "close": True},
-                ]
-            }
-        )
+    again = tmp_path / "second.json"
+    again.write_text(json.dumps({"pairs": second}))
+    return judged, again
+
+
+def test_readings_are_compared_on_judged_pairs_only(ceiling: ModuleType, tmp_path: Path) -> None:
+    judged, second = readings(
+        tmp_path,
+        [("b", "a", True), ("c", "d", False)],
+        [
+            {"a": "a", "b": "b", "same_event": True, "close": False},
+            {"a": "c", "b": "d", "same_event": True, "close": True},
+        ],
     )
     out = ceiling.compare_readings(judged, second, 50)
     assert out["all"]["agreement"] == pytest.approx(0.5)
     assert out["all, not close"]["pairs"] == 1 and out["all, not close"]["agreement"] == 1.0
-    second.write_text(
-        json.dumps({"pairs": [{"a": "x", "b": "y", "same_event": True, "close": False}]})
+    judged, second = readings(
+        tmp_path, [("b", "a", True)], [{"a": "x", "b": "y", "same_event": True, "close": False}]
     )
     with pytest.raises(SystemExit):
         ceiling.compare_readings(judged, second, 50)
 
 
 def test_samples_are_compared_apart_and_together(ceiling: ModuleType, tmp_path: Path) -> None:
-    judged = tmp_path / "judged.json"
-    judged.write_text(
-        json.dumps(
-            {
-                "pairs": [
-                    {"a": "a", "b": "b", "same_event": True},
-                    {"a": "c", "b": "d", "same_event": True},
-                ]
-            }
-        )
-    )
-    second = tmp_path / "second.json"
-    second.write_text(
-        json.dumps(
-            {
-                "pairs": [
-                    {"a": "a", "b": "b", "same_event": True, "close": False, "sample": "x"},
-                    {"a": "c", "b": "d", "same_event": False, "close": False, "sample": "y"},
-                ]
-            }
-        )
+    judged, second = readings(
+        tmp_path,
+        [("a", "b", True), ("c", "d", True)],
+        [
+            {"a": "a", "b": "b", "same_event": True, "close": False, "sample": "x"},
+            {"a": "c", "b": "d", "same_event": False, "close": False, "sample": "y"},
+        ],
     )
     out = ceiling.compare_readings(judged, second, 10)
     assert out["x"]["agreement"] == 1.0 and out["y"]["agreement"] == 0.0
