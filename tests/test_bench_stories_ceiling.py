@@ -4,7 +4,9 @@ judged pairs' weights, and the agreement of two readings of the same pairs."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import ModuleType
 
@@ -16,7 +18,7 @@ from tests.bench_scripts import bench_script
 
 @pytest.fixture(scope="module")
 def ceiling() -> Iterator[ModuleType]:
-    with bench_script("stories", "ceiling") as module:
+    with bench_script("stories", "ceiling", "events") as module:
         yield module
 
 
@@ -126,3 +128,82 @@ def test_the_committed_second_reading_holds_only_judged_pairs(ceiling: ModuleTyp
     )
     assert out["uniform"]["pairs"] == out["method 2024"]["pairs"] == 40
     assert out["every sample"]["pairs"] == 80
+
+
+def test_quadratic_appends_products_and_squares_of_non_binary_columns(
+    ceiling: ModuleType,
+) -> None:
+    x = np.asarray([[2.0, 1.0, 3.0], [4.0, 0.0, 5.0]])  # the middle column is 0/1
+    out = ceiling.quadratic(x)
+    # 3 columns, 3 products, 2 squares
+    assert out.shape == (2, 8)
+    assert out[0].tolist() == [2.0, 1.0, 3.0, 2.0, 6.0, 3.0, 4.0, 9.0]
+
+
+def test_weighted_auc_counts_weighted_pairs_ordered_right(ceiling: ModuleType) -> None:
+    y = np.asarray([1.0, 0.0, 0.0])
+    scores = np.asarray([0.5, 0.9, 0.1])
+    # the yes pair above the second no (weight 3), below the first (weight 1)
+    assert ceiling.weighted_auc(scores, y, np.asarray([1.0, 1.0, 3.0])) == pytest.approx(0.75)
+    assert ceiling.weighted_auc(np.zeros(3), y, np.ones(3)) == pytest.approx(0.5)
+
+
+def test_features_weigh_terms_by_the_later_days_idf(ceiling: ModuleType) -> None:
+    import polars as pl
+
+    from analytics.stories import StoryParams
+
+    days = [date(2025, 3, 1), date(2025, 3, 3), date(2025, 3, 3), date(2025, 3, 9)]
+    ids = ["p0", "p1", "p2", "p3"]
+    served = pl.DataFrame(
+        {
+            "signal_id": ids,
+            "title": ["gpt-7x launch", "gpt-7x is here", "the launch", "the launch"],
+            "text": ["", "", "", ""],
+            "published_at": [datetime(d.year, d.month, d.day, tzinfo=UTC) for d in days],
+        }
+    )
+    social = pl.DataFrame(
+        {"signal_id": ids, "author": ["a", "a", "", ""], "domain": ["x.com", "x.com", "", ""]}
+    )
+    vectors = np.eye(4, dtype=np.float32)
+    vectors[1] = vectors[0]
+    data = {
+        "social": social,
+        "served": served,
+        "ids": ids,
+        "days": days,
+        "vectors": vectors,
+        "signal_vectors": vectors,
+        "entities": {"p0": frozenset({"e1"}), "p1": frozenset({"e1", "e2"})},
+    }
+    out = ceiling.features(data, [("p0", "p1"), ("p2", "p3"), ("p0", "p3")], StoryParams())
+    title_text, units, entities, terms, days_apart, author, site = out.T
+    assert title_text.tolist() == [1.0, 0.0, 0.0] and units.tolist() == [1.0, 0.0, 0.0]
+    assert entities.tolist() == [0.5, 0.0, 0.0]
+    # the IDF of (p0, p1) is over the signals up to its later day, 2025-03-03: p0, p1, p2 (not
+    # p3, later): "gpt-7x" and "launch" in 2 of 3, "is" and "here" in 1 of 3
+    shared, rare = math.log(3 / 2), math.log(3)
+    assert terms[0] == pytest.approx(shared / math.sqrt(2) / math.hypot(shared, rare, rare))
+    assert terms[1] == pytest.approx(1.0)  # the same terms
+    assert days_apart.tolist() == [2.0, 4.0, 4.0]  # 6 and 8 days apart, capped at 4
+    # an empty author or site is nobody's: never the same
+    assert author.tolist() == [1.0, 0.0, 0.0] and site.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_a_threshold_grouping_unjudged_pairs_is_not_chosen(ceiling: ModuleType) -> None:
+    year = object.__new__(ceiling.Year)
+    # stratum m: s0 judged yes, s1 no; stratum t: t0 judged no, t1 and t2 never judged
+    year.pairs = [("a", "s0"), ("a", "s1"), ("a", "t0"), ("a", "t1"), ("a", "t2")]
+    year.pools = {"m": set(year.pairs[:2]), "t": set(year.pairs[2:])}
+    year.judged = [
+        {"a": "a", "b": "s0", "stratum": "m", "same_event": True},
+        {"a": "a", "b": "s1", "stratum": "m", "same_event": False},
+        {"a": "a", "b": "t0", "stratum": "t", "same_event": False},
+    ]
+    scores = np.asarray([0.9, 0.1, 0.05, 0.95, 0.92])
+    # at 0.9, {s0, t1, t2} would score F1 1.0 with t1 and t2 left out as unknown; every
+    # threshold above 0.05 leaves t's grouped pairs without a judged one
+    threshold, best = year.best_threshold(scores)
+    assert threshold == pytest.approx(0.05) and best == pytest.approx(2 * 0.2 / 1.2)
+    assert year.figures(year.grouped(scores, 0.9))["unknown_grouped"] == 2

@@ -180,3 +180,10 @@ def test_every_burst_variant_turns_the_burst_weights_on(events: ModuleType) -> N
     points = [replace(StoryParams(), **v) for v in events.BURST_VARIANTS]
     assert points and all(p.term_burst in ("times", "only") for p in points)
     assert len(set(points)) == len(points)
+
+
+def test_a_hard_call_counts_as_not_one_event_only_when_asked(events: ModuleType) -> None:
+    close = {"a": "a", "b": "b", "same_event": True, "note": "a release and a port (close)"}
+    plain = {"a": "c", "b": "d", "same_event": True, "note": "one launch"}
+    assert events.hard_call_no(close)["same_event"] is False
+    assert events.hard_call_no(plain) is plain and close["same_event"] is True

@@ -11,12 +11,12 @@ import pytest
 
 from pipelines.llm import LlmEndpoint
 from tests.bench_scripts import bench_script
-from tests.llm_server import Received, Reply, answer, llm_server
+from tests.llm_server import Received, Reply, answer, llm_server, refused_url
 
 
 @pytest.fixture(scope="module")
 def judge() -> Iterator[ModuleType]:
-    with bench_script("stories", "llm_judge") as module:
+    with bench_script("stories", "llm_judge", "ceiling", "events") as module:
         yield module
 
 
@@ -36,7 +36,7 @@ def same_when_both_name_r1(received: Received) -> Reply:
     return answer({"same_event": all("R1" in t for t in titles)})
 
 
-def test_the_verdicts_come_from_the_answers_and_failures_are_none(judge: ModuleType) -> None:
+def test_the_verdicts_come_from_the_answers_and_failures_say_why(judge: ModuleType) -> None:
     pairs = [
         (post("DeepSeek R1 released"), post("R1 pricing")),
         (post("DeepSeek R1 released"), post("Qwen 2.5 released")),
@@ -46,7 +46,7 @@ def test_the_verdicts_come_from_the_answers_and_failures_are_none(judge: ModuleT
     with llm_server(same_when_both_name_r1) as server:
         endpoint = LlmEndpoint(base_url=server.base_url, model="m", retries=0, max_concurrency=2)
         said = judge.judge(endpoint, pairs)
-    assert said == [True, False, None, None]
+    assert said == [(True, ""), (False, ""), (None, "http_error"), (None, judge.NO_VERDICT)]
     body = server.received[0].body
     assert body["temperature"] == 0 and body["model"] == "m"
     assert body["response_format"]["json_schema"]["schema"]["required"] == ["same_event"]
@@ -54,20 +54,38 @@ def test_the_verdicts_come_from_the_answers_and_failures_are_none(judge: ModuleT
     assert server.peak_in_flight <= 2
 
 
+def test_the_model_sees_what_the_hand_reader_saw(judge: ModuleType) -> None:
+    # the date, the title and 700 characters of text: no author
+    user = judge.messages(post("A title", "x" * 2000), post("B title"))[1]["content"]
+    assert "someone" not in user and "x" * 700 in user and "x" * 701 not in user
+    assert user.startswith("Post 1 (2025-01-20): A title")
+
+
+def test_an_endpoint_that_fails_the_first_request_stops_the_run(judge: ModuleType) -> None:
+    endpoint = LlmEndpoint(base_url=refused_url(), model="m", retries=0)
+    with pytest.raises(SystemExit, match="unreachable"):
+        judge.judge(endpoint, [(post("a"), post("b")), (post("c"), post("d"))])
+
+
 def test_the_posts_order_is_seeded_not_the_files(judge: ModuleType) -> None:
     pairs = [(post(f"first {i}"), post(f"second {i}")) for i in range(20)]
-    seen: list[str] = []
 
-    def record(received: Received) -> Reply:
-        seen.append(received.source_text())
-        return answer({"same_event": False})
+    def firsts(seed: int) -> list[str]:
+        seen: list[str] = []
 
-    with llm_server(record) as server:
-        endpoint = LlmEndpoint(base_url=server.base_url, model="m", retries=0, max_concurrency=1)
-        judge.judge(endpoint, pairs, seed=1)
-    firsts = [text.splitlines()[0] for text in seen]
-    flipped = sum("second" in line for line in firsts)
+        def record(received: Received) -> Reply:
+            seen.append(received.source_text().splitlines()[0])
+            return answer({"same_event": False})
+
+        with llm_server(record) as server:
+            endpoint = LlmEndpoint(base_url=server.base_url, model="m", max_concurrency=1)
+            judge.judge(endpoint, pairs, seed=seed)
+        return seen
+
+    once, again, other = firsts(1), firsts(1), firsts(2)
+    flipped = sum("second" in line for line in once)
     assert 0 < flipped < 20
+    assert once == again and once != other
 
 
 @pytest.mark.parametrize(

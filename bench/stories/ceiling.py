@@ -11,22 +11,28 @@ The inputs, the judged pool and the estimator are those of ``events.py`` (same b
 strata cut by year, same cells). Every pair of the pool gets the evidence the issue lets a
 story method use: the MiniLM cosine of the two posts' title + text and of their unit vectors,
 the overlap of their entities, the cosine of their IDF-weighted terms (IDF over the served
-signals of the later post's day and the ``term_days`` days before it, as the clustering
-weighs them), the days between them, and whether they share an author or a site. A
+signals of the later post's day and the ``term_days`` days before it, as the clustering weighs
+a day's pairs), the days between them, and whether they share an author or a site. A
 *classifier* groups the pool's pairs whose score reaches a threshold, pair by pair: it need not
-be a clustering (no transitivity, no growth across days), and it never groups a pair outside
-the pool, so its figures bound from above what a clustering over the same score reaches there.
+be a clustering (no transitivity, no growth across days) and never groups a pair outside the
+pool. It says what these scores of the evidence reach, not what any use of it could.
 
 Scored, each year in turn:
 
 - each piece of evidence alone and the day similarity the clustering uses (units + entity
   weight x entities + term weight x terms), its threshold chosen on the *other* year by the
   estimator's F1, and the best threshold on the year itself (chosen on what it is scored on:
-  an optimistic bound);
-- a weighted logistic regression over all of it, fitted on the other year's judged pairs (each
-  weighed by its cell's size over its cell's judged pairs), its threshold chosen there, then
-  scored on this year; and the same fitted on this year itself (in sample: optimistic);
+  optimistic);
+- weighted logistic regressions, *linear* over the evidence and *quadratic* (every product of
+  two pieces and every square added), each judged pair weighed by its stratum's size over its
+  stratum's judged pairs: fitted on the other year, the threshold chosen there, then scored on
+  this year; and fitted on this year itself (in sample: optimistic);
 - the shipped clustering, on the same resamples (paired differences against it).
+
+A threshold is only chosen among those whose grouped pairs lie in judged cells but for at most
+``MAX_OUTSIDE`` of them (``unknown_grouped``, reported). The intervals resample the judged
+pairs with the fit and the threshold held fixed. Each score's weighted AUC over the year's
+judged pairs is reported beside it.
 
 ``--agreement`` compares a second reading of some judged pairs (``event_pairs_rejudged.json``)
 with the committed verdicts: the share of pairs on which they agree, Cohen's kappa, and the
@@ -45,6 +51,7 @@ from typing import Any
 import numpy as np
 from events import (
     JUDGED,
+    MAX_OUTSIDE,
     YEARS,
     Pair,
     by_year,
@@ -132,7 +139,7 @@ def features(data: dict[str, Any], pairs: list[Pair], params: StoryParams) -> np
             term_cosine[k],
             min(abs((days[i] - days[j]).days), MAX_DAYS),
             float(authors[i] == authors[j] and authors[i] != ""),
-            float(sites[i] == sites[j]),
+            float(sites[i] == sites[j] and sites[i] != ""),
         )
     return out
 
@@ -158,12 +165,33 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarra
         beta -= step
         if float(np.abs(step).max()) < 1e-10:
             break
+    else:
+        raise RuntimeError("the logistic fit did not converge in 100 Newton steps")
     slopes = beta[:-1] / scale
     return np.append(slopes, beta[-1] - float(slopes @ mean))
 
 
 def logistic_score(x: np.ndarray, beta: np.ndarray) -> np.ndarray:
     return np.asarray(x @ beta[:-1] + beta[-1])
+
+
+def quadratic(x: np.ndarray) -> np.ndarray:
+    """``x`` with every product of two of its columns and the square of every column that is
+    not 0/1 appended."""
+    k = x.shape[1]
+    products = [x[:, i] * x[:, j] for i in range(k) for j in range(i + 1, k)]
+    squares = [x[:, i] ** 2 for i in range(k) if not np.isin(x[:, i], (0.0, 1.0)).all()]
+    return np.column_stack([x, *products, *squares])
+
+
+def weighted_auc(scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted share of (same-event, other) pairs of judged pairs that ``scores`` orders
+    right (ties count half)."""
+    pos, neg = y == 1, y == 0
+    sp, sn = scores[pos][:, None], scores[neg][None, :]
+    wp, wn = weights[pos][:, None], weights[neg][None, :]
+    right = (wp * wn * ((sp > sn) + 0.5 * (sp == sn))).sum()
+    return float(right / (weights[pos].sum() * weights[neg].sum()))
 
 
 def judged_weights(judged: list[dict[str, Any]], pools: dict[str, set[Pair]]) -> np.ndarray:
@@ -206,10 +234,26 @@ class Year:
         return from_cells(sizes, rows)
 
     def best_threshold(self, scores: np.ndarray) -> tuple[float, float]:
-        """The threshold (among quantiles of ``scores``) with the highest estimated F1 here."""
+        """The threshold (among quantiles of ``scores``) with the highest estimated F1 here,
+        among those whose grouped pairs in unjudged cells are at most ``MAX_OUTSIDE`` of
+        them."""
         candidates = np.unique(np.quantile(scores, np.linspace(0.0, 0.995, THRESHOLDS)))
-        best = max(candidates, key=lambda t: f1(self.figures(self.grouped(scores, float(t)))))
-        return float(best), f1(self.figures(self.grouped(scores, float(best))))
+        best, best_f1 = float(candidates[0]), -1.0
+        for t in candidates:
+            grouped = self.grouped(scores, float(t))
+            figures = self.figures(grouped)
+            if figures["unknown_grouped"] > MAX_OUTSIDE * max(len(grouped), 1):
+                continue
+            if f1(figures) > best_f1:
+                best, best_f1 = float(t), f1(figures)
+        return best, best_f1
+
+    def auc(self, scores: np.ndarray) -> float:
+        """The weighted AUC of ``scores`` (row-aligned with ``self.pairs``) over the judged
+        pairs."""
+        row = {p: k for k, p in enumerate(self.pairs)}
+        mine = np.asarray([scores[row[(r["a"], r["b"])]] for r in self.judged])
+        return weighted_auc(mine, self.y, self.weights)
 
     def report(self, grouped: set[Pair]) -> dict[str, Any]:
         """Precision, recall, F1 with 95 % intervals, and the F1 gain over the shipped
@@ -217,7 +261,10 @@ class Year:
         sizes, rows = cells(self.judged, self.pools, grouped)
         point = from_cells(sizes, rows)
         samples = [from_cells(sizes, [rows[i] for i in b]) for b in self.boots]
-        out: dict[str, Any] = {"pairs": len(grouped)}
+        out: dict[str, Any] = {
+            "pairs": len(grouped),
+            "unknown_grouped": int(point["unknown_grouped"]),
+        }
         for k in ("precision", "recall"):
             out[k] = [round(point[k], 3), *interval([s[k] for s in samples])]
         out["f1"] = [round(f1(point), 3), *interval([f1(s) for s in samples])]
@@ -281,6 +328,10 @@ def compare_readings(judged_path: Path, second_path: Path, rounds: int) -> dict[
     return out
 
 
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--warehouse", type=Path, help="a data dir's warehouse/")
@@ -314,22 +365,20 @@ def main() -> None:
         other = years[next(y for y in YEARS if y != year)]
         rows: dict[str, Any] = {"shipped clustering": here.report(here.shipped)}
         print(f"{year}: shipped clustering {rows['shipped clustering']}")
-        models = {
-            "logistic, fitted on the other year": fit_logistic(
-                other.judged_x, other.y, other.weights
-            ),
-            "logistic, fitted on this year (in sample)": fit_logistic(
-                here.judged_x, here.y, here.weights
-            ),
-        }
-        for name, beta in models.items():
-            fitted_on = other if "other" in name else here
-            threshold, _ = fitted_on.best_threshold(logistic_score(fitted_on.x, beta))
-            out = here.report(here.grouped(logistic_score(here.x, beta), threshold))
-            names = (*FEATURES, "intercept")
-            out["coefficients"] = dict(zip(names, np.round(beta, 3).tolist(), strict=True))
-            rows[name] = out
-            print(f"  {name}: {out}")
+        for shape, expand in (("linear", _identity), ("quadratic", quadratic)):
+            for fitted_on in (other, here):
+                beta = fit_logistic(expand(fitted_on.judged_x), fitted_on.y, fitted_on.weights)
+                threshold, _ = fitted_on.best_threshold(logistic_score(expand(fitted_on.x), beta))
+                scores = logistic_score(expand(here.x), beta)
+                out = here.report(here.grouped(scores, threshold))
+                out["auc"] = round(here.auc(scores), 3)
+                if shape == "linear":
+                    names = (*FEATURES, "intercept")
+                    out["coefficients"] = dict(zip(names, np.round(beta, 3).tolist(), strict=True))
+                where = "the other year" if fitted_on is other else "this year (in sample)"
+                name = f"logistic, {shape}, fitted on {where}"
+                rows[name] = out
+                print(f"  {name}: {out}")
         for name in SCORED_ALONE:
             threshold, _ = other.best_threshold(scored_by(name, other.x, params))
             out = here.report(here.grouped(scored_by(name, here.x, params), threshold))
@@ -337,6 +386,7 @@ def main() -> None:
             out |= {
                 "threshold": round(threshold, 3),
                 "best_here": [round(own, 3), round(own_f1, 3)],
+                "auc": round(here.auc(scored_by(name, here.x, params)), 3),
             }
             rows[name] = out
             print(f"  {name}: {out}")

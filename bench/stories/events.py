@@ -17,10 +17,11 @@ Usage:
     # --variants chooses a span cap, then a precision variant on top of it, on 2024; --terms
     # the shared-term and entity-specificity variants against the parameters shipped before
     # them (TERMS_BASE), then a second family on top of their choice; --burst the burstiness
-    # variants of the term weights against the shipped parameters
+    # variants of the term weights against the shipped parameters; --hard-calls-no scores
+    # with the pairs whose note ends in "(close)" (a hard call) taken as not one event
     .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
         [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--terms] \
-        [--burst] [--json OUT]
+        [--burst] [--hard-calls-no] [--json OUT]
 
 The warehouse is the AINews 2024 + 2025 build (bench/README.md, "Data"); ``F`` comes from
 ``embed_cache.py``. The pairs: unordered pairs of served social posts (both methods cluster
@@ -391,6 +392,11 @@ def by_year(
         {name: {p for p in pool if keep(p)} for name, pool in pools.items()},
         {name: {p for p in pairs if keep(p)} for name, pairs in methods.items()},
     )
+
+
+def hard_call_no(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its verdict set to not one event when its note marks a hard call."""
+    return {**row, "same_event": False} if row["note"].endswith("(close)") else row
 
 
 def load_judged(
@@ -768,6 +774,11 @@ def main() -> None:
         action="store_true",
         help="the burstiness variants of the term weights, chosen on 2024 (about 1 min)",
     )
+    parser.add_argument(
+        "--hard-calls-no",
+        action="store_true",
+        help="score with every judged pair whose note ends in '(close)' taken as not one event",
+    )
     parser.add_argument("--year", type=int, help="with --draw: only pairs of this year")
     parser.add_argument(
         "--exclude", type=Path, help="with --draw: never a pair judged in this file"
@@ -786,6 +797,8 @@ def main() -> None:
         return
     pools = strata(data)
     judged = load_judged(data, args.judged, pools)
+    if args.hard_calls_no:
+        judged = [hard_call_no(r) for r in judged]
     methods = {"shipped": method_pairs(data, StoryParams()), "baseline": pools["_baseline_all"]}
     if StoryParams() != DRAWN:
         methods["drawn"] = pools["method"]

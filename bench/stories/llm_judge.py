@@ -4,14 +4,17 @@ builds it.
 
 Usage (an OpenAI-compatible endpoint: vLLM, llama.cpp server, Ollama, a hosted API):
     .venv/bin/python bench/stories/llm_judge.py --warehouse DIR/warehouse --title-text F \
-        --base-url http://127.0.0.1:8080/v1 --model NAME [--api-key K] [--limit N] \
+        --base-url http://127.0.0.1:8080/v1 --model NAME [--api-key K] [--limit N] [--seed S] \
         [--judged bench/stories/event_pairs_judged.json] [--boot 2000] [--json OUT]
 
 The endpoint and model default to the build's settings (``AIMI_LLM_BASE_URL``,
-``AIMI_LLM_MODEL``, ``AIMI_LLM_API_KEY``). Each judged pair's two posts (date, author, title,
-text up to ``MAX_TEXT`` characters) go to the model with the judging rule of docs/quality.md
-("Against hand-judged events"), at temperature 0, asking for ``{"same_event": bool}``; the
-posts are shown in a seeded random order so the pair's order in the file says nothing.
+``AIMI_LLM_MODEL``, ``AIMI_LLM_API_KEY``). Each judged pair's two posts — what the hand reader
+saw of them: date, title and up to ``MAX_TEXT`` characters of text — go to the model with the
+judging rule of docs/quality.md ("Against hand-judged events", "immediate reception" read as
+within about three days, as the session-18 readings did), at temperature 0, asking for
+``{"same_event": bool}``; the posts are shown in a seeded random order so the pair's order in
+the file says nothing. The first request is sent alone: if it fails, the run stops. ``--limit
+N`` judges a seeded uniform sample of N judged pairs (uniform within each stratum too).
 
 Scored per year on the judged pool of ``events.py`` (same build, same strata cut by year): each
 judged pair weighs its stratum's size over its stratum's judged pairs, so the model's verdicts
@@ -19,7 +22,9 @@ estimate the precision and recall it would have if it judged *every* pair of the
 (Horvitz-Thompson; 95 % bootstrap intervals within strata), comparable with
 ``ceiling.py``'s pair classifiers and the shipped clustering. Also printed: the unweighted
 agreement with the hand verdicts (``ceiling.agreement``). A pair the model failed to answer
-(after the client's retries) or answered with no verdict is counted and left out.
+(after the client's retries) or answered with no verdict is counted by reason and left out; a
+stratum left with no answered pair is named (it drops out of recall); no verdict at all exits
+non-zero.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,23 +40,38 @@ from typing import Any
 
 import numpy as np
 from ceiling import agreement, judged_weights
-from events import JUDGED, YEARS, by_year, interval, load, load_judged, resamples, strata, yearly
+from events import (
+    JUDGED,
+    YEARS,
+    by_year,
+    interval,
+    load,
+    load_judged,
+    resamples,
+    strata,
+    strata_of,
+    yearly,
+)
 from tqdm import tqdm
 
 from pipelines.llm import LlmCallFailed, LlmEndpoint, complete
 from warehouse.settings import load_settings
 
-PROMPT_VERSION = "same-event-1"
-MAX_TEXT = 1500
+PROMPT_VERSION = "same-event-2"
+# what the hand reader saw of each post (events.py --draw): its date, title and 700 characters
+MAX_TEXT = 700
 MAX_ANSWER_TOKENS = 200
 RULE = (
     "You judge whether two short posts about AI report the same event or development. "
     "Same: one launch, paper, funding round, incident or announcement, discussed by several "
-    "people, including its release-day availability and its immediate reception. Not the "
-    "same: posts that share only a topic, a company or a model: two different releases, two "
-    "separate community projects on one model, a later incident about a model. Answer with "
-    'JSON only: {"same_event": true} or {"same_event": false}.'
+    "people, including its release-day availability and its immediate reception (within "
+    "about three days of it). Not the same: posts that share only a topic, a company or a "
+    "model: two different releases, two separate community projects on one model, a later "
+    'result or incident about a model. Answer with JSON only: {"same_event": true} or '
+    '{"same_event": false}.'
 )
+# what a pair without a verdict got instead
+NO_VERDICT = "no verdict"
 
 
 def messages(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -58,7 +79,7 @@ def messages(first: Mapping[str, Any], second: Mapping[str, Any]) -> list[dict[s
 
     def post(n: int, p: Mapping[str, Any]) -> str:
         text = (p.get("text") or "")[:MAX_TEXT]
-        return f"Post {n} ({p['date']}, {p.get('author') or 'unknown'}): {p['title']}\n{text}"
+        return f"Post {n} ({p['date']}): {p['title']}\n{text}"
 
     return [
         {"role": "system", "content": RULE},
@@ -106,21 +127,30 @@ def judge(
     pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
     seed: int = 20261202,
     ask: Callable[[LlmEndpoint, Mapping[str, Any]], str] = complete,
-) -> list[bool | None]:
-    """The model's verdict per pair (None: no answer or no verdict), asked with at most
-    ``endpoint.max_concurrency`` requests at once, each pair's posts in a seeded random
-    order."""
+) -> list[tuple[bool | None, str]]:
+    """The model's verdict per pair and, when there is none, why (``NO_VERDICT``, or the
+    client's failure reason: ``unreachable``, ``timeout``, ``http_error``); each pair's posts
+    in a seeded random order. The first pair is asked alone: when it fails the endpoint is
+    not answering, and the run stops (``SystemExit``) instead of waiting through every pair's
+    retries; the rest go with at most ``endpoint.max_concurrency`` requests at once."""
     rng = random.Random(seed)
     ordered = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in pairs]
 
-    def one(pair: tuple[Mapping[str, Any], Mapping[str, Any]]) -> bool | None:
+    def one(pair: tuple[Mapping[str, Any], Mapping[str, Any]]) -> tuple[bool | None, str]:
         try:
-            return verdict(ask(endpoint, request(endpoint, *pair)))
-        except LlmCallFailed:
-            return None
+            said = verdict(ask(endpoint, request(endpoint, *pair)))
+        except LlmCallFailed as failure:
+            return None, failure.reason
+        return said, "" if said is not None else NO_VERDICT
 
+    if not ordered:
+        return []
+    first = one(ordered[0])
+    if first[0] is None and first[1] != NO_VERDICT:
+        raise SystemExit(f"{endpoint.url}: the first request failed ({first[1]}): stopping")
     with ThreadPoolExecutor(max_workers=endpoint.max_concurrency) as pool:
-        return list(tqdm(pool.map(one, ordered), total=len(ordered), desc="pairs judged"))
+        rest = list(tqdm(pool.map(one, ordered[1:]), total=len(ordered) - 1, desc="pairs judged"))
+    return [first, *rest]
 
 
 def weighted_figures(
@@ -144,7 +174,10 @@ def main() -> None:
     parser.add_argument("--base-url", help="the endpoint (default: AIMI_LLM_BASE_URL)")
     parser.add_argument("--model", help="the model (default: AIMI_LLM_MODEL)")
     parser.add_argument("--api-key", help="default: AIMI_LLM_API_KEY")
-    parser.add_argument("--limit", type=int, help="judge only the first N pairs (a trial run)")
+    parser.add_argument(
+        "--limit", type=int, help="judge a seeded uniform sample of N judged pairs (a trial)"
+    )
+    parser.add_argument("--seed", type=int, default=20261202, help="posts' order, --limit")
     parser.add_argument("--boot", type=int, default=2000, help="bootstrap rounds")
     parser.add_argument("--json", type=Path, help="write the verdicts and figures here")
     args = parser.parse_args()
@@ -167,19 +200,25 @@ def main() -> None:
     data = load(args.warehouse, args.title_text)
     pools = strata(data)
     judged, pools = yearly(data, load_judged(data, args.judged, pools), pools)
-    judged = judged[: args.limit] if args.limit else judged
+    if args.limit:
+        # a uniform sample of the judged pairs is a uniform sample within each stratum
+        judged = random.Random(args.seed).sample(judged, min(args.limit, len(judged)))
     social = data["social"]
     posts = {
         r["signal_id"]: {**r, "date": r["published_at"].date().isoformat()}
-        for r in social.select("signal_id", "title", "text", "author", "published_at").iter_rows(
-            named=True
-        )
+        for r in social.select("signal_id", "title", "text", "published_at").iter_rows(named=True)
     }
-    said = judge(endpoint, [(posts[r["a"]], posts[r["b"]]) for r in judged])
-    failed = sum(v is None for v in said)
-    print(f"{len(said)} pairs asked, {failed} without a verdict (left out)")
-    rows = [{**r, "model": v} for r, v in zip(judged, said, strict=True) if v is not None]
-    report: dict[str, Any] = {"prompt": PROMPT_VERSION, "model": model, "failed": failed}
+    said = judge(endpoint, [(posts[r["a"]], posts[r["b"]]) for r in judged], args.seed)
+    reasons = Counter(reason for _, reason in said if reason)
+    print(f"{len(said)} pairs asked; without a verdict (left out): {dict(reasons) or 0}")
+    rows = [{**r, "model": v} for r, (v, _) in zip(judged, said, strict=True) if v is not None]
+    if not rows:
+        raise SystemExit("no pair got a verdict: nothing to score")
+    answered = {r["stratum"] for r in rows}
+    empty = sorted(n for n in strata_of(pools) if pools[n] and n not in answered)
+    if empty:
+        print(f"strata with pairs but no answered judged pair (left out of recall): {empty}")
+    report: dict[str, Any] = {"prompt": PROMPT_VERSION, "model": model, "failed": dict(reasons)}
     for year in (*YEARS, None):
         j, p, _ = by_year(data, rows, pools, {}, year)
         if not j:
