@@ -134,10 +134,12 @@ def test_quadratic_appends_products_and_squares_of_non_binary_columns(
     ceiling: ModuleType,
 ) -> None:
     x = np.asarray([[2.0, 1.0, 3.0], [4.0, 0.0, 5.0]])  # the middle column is 0/1
-    out = ceiling.quadratic(x)
+    out = ceiling.quadratic(x, [False, True, False])
     # 3 columns, 3 products, 2 squares
     assert out.shape == (2, 8)
     assert out[0].tolist() == [2.0, 1.0, 3.0, 2.0, 6.0, 3.0, 4.0, 9.0]
+    # the evidence's own columns: the two "same" flags are 0/1, whatever a sample holds
+    assert ceiling.quadratic(np.ones((1, 7))).shape == (1, 7 + 21 + 5)
 
 
 def test_weighted_auc_counts_weighted_pairs_ordered_right(ceiling: ModuleType) -> None:

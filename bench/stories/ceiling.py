@@ -24,9 +24,10 @@ Scored, each year in turn:
   estimator's F1, and the best threshold on the year itself (chosen on what it is scored on:
   optimistic);
 - weighted logistic regressions, *linear* over the evidence and *quadratic* (every product of
-  two pieces and every square added), each judged pair weighed by its stratum's size over its
-  stratum's judged pairs: fitted on the other year, the threshold chosen there, then scored on
-  this year; and fitted on this year itself (in sample: optimistic);
+  two pieces and the square of each that is not 0/1 added), each judged pair weighed by its
+  stratum's size over its stratum's judged pairs: fitted on the other year, the threshold
+  chosen there, then scored on this year; and fitted on this year itself (in sample:
+  optimistic);
 - the shipped clustering, on the same resamples (paired differences against it).
 
 A threshold is only chosen among those whose grouped pairs lie in judged cells but for at most
@@ -45,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,7 @@ from events import (
 from analytics.stories import StoryParams, _sparse_dot, _TermIdf, signal_terms
 
 FEATURES = ("title_text", "units", "entities", "terms", "days_apart", "same_author", "same_site")
+BINARY = tuple(name.startswith("same_") for name in FEATURES)
 # the days apart are capped: the pool's pairs are at most a story's span apart, a few farther
 MAX_DAYS = 4
 # scored alone, each with its threshold (the yes/no evidence and the days only inside the fit)
@@ -175,12 +178,13 @@ def logistic_score(x: np.ndarray, beta: np.ndarray) -> np.ndarray:
     return np.asarray(x @ beta[:-1] + beta[-1])
 
 
-def quadratic(x: np.ndarray) -> np.ndarray:
+def quadratic(x: np.ndarray, binary: Sequence[bool] | None = None) -> np.ndarray:
     """``x`` with every product of two of its columns and the square of every column that is
-    not 0/1 appended."""
+    not 0/1 (``binary``, one flag per column: ``FEATURES``' when None) appended."""
     k = x.shape[1]
+    flags = BINARY if binary is None else tuple(binary)
     products = [x[:, i] * x[:, j] for i in range(k) for j in range(i + 1, k)]
-    squares = [x[:, i] ** 2 for i in range(k) if not np.isin(x[:, i], (0.0, 1.0)).all()]
+    squares = [x[:, i] ** 2 for i in range(k) if not flags[i]]
     return np.column_stack([x, *products, *squares])
 
 
