@@ -225,7 +225,9 @@ class Year:
         self.pairs = pool_pairs(self.pools)
         self.x = np.stack([x[p] for p in self.pairs])
         row = {p: k for k, p in enumerate(self.pairs)}
-        self.judged_x = np.stack([self.x[row[(r["a"], r["b"])]] for r in self.judged])
+        # each judged pair's row of ``self.pairs``
+        self.judged_rows = np.asarray([row[(r["a"], r["b"])] for r in self.judged])
+        self.judged_x = self.x[self.judged_rows]
         self.y = np.asarray([float(r["same_event"]) for r in self.judged])
         self.weights = judged_weights(self.judged, self.pools)
         self.boots = resamples(self.judged, rounds)
@@ -255,9 +257,7 @@ class Year:
     def auc(self, scores: np.ndarray) -> float:
         """The weighted AUC of ``scores`` (row-aligned with ``self.pairs``) over the judged
         pairs."""
-        row = {p: k for k, p in enumerate(self.pairs)}
-        mine = np.asarray([scores[row[(r["a"], r["b"])]] for r in self.judged])
-        return weighted_auc(mine, self.y, self.weights)
+        return weighted_auc(scores[self.judged_rows], self.y, self.weights)
 
     def report(self, grouped: set[Pair]) -> dict[str, Any]:
         """Precision, recall, F1 with 95 % intervals, and the F1 gain over the shipped
@@ -384,13 +384,14 @@ def main() -> None:
                 rows[name] = out
                 print(f"  {name}: {out}")
         for name in SCORED_ALONE:
+            scores = scored_by(name, here.x, params)
             threshold, _ = other.best_threshold(scored_by(name, other.x, params))
-            out = here.report(here.grouped(scored_by(name, here.x, params), threshold))
-            own, own_f1 = here.best_threshold(scored_by(name, here.x, params))
+            out = here.report(here.grouped(scores, threshold))
+            own, own_f1 = here.best_threshold(scores)
             out |= {
                 "threshold": round(threshold, 3),
                 "best_here": [round(own, 3), round(own_f1, 3)],
-                "auc": round(here.auc(scored_by(name, here.x, params)), 3),
+                "auc": round(here.auc(scores), 3),
             }
             rows[name] = out
             print(f"  {name}: {out}")

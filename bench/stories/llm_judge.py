@@ -44,6 +44,7 @@ from events import (
     JUDGED,
     YEARS,
     by_year,
+    f1,
     interval,
     load,
     load_judged,
@@ -163,7 +164,8 @@ def weighted_figures(
     said, true = float((w * m).sum()), float((w * h).sum())
     p = both / said if said else 0.0
     r = both / true if true else 0.0
-    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    figures = {"precision": p, "recall": r}
+    return {**figures, "f1": f1(figures)}
 
 
 def main() -> None:
