@@ -17,6 +17,7 @@ from cli.review import review_app
 from cli.serve import serve
 from cli.site import site_app
 from cli.snapshots import snapshots_app
+from cli.sources import fetch, sources_app
 from cli.status import status
 from cli.watch import watch_app
 
@@ -34,11 +35,13 @@ for name, group in (
     ("entities", entities_app),
     ("site", site_app),
     ("snapshots", snapshots_app),
+    ("sources", sources_app),
     ("watch", watch_app),
 ):
     app.add_typer(group, name=name)
 app.command()(status)
 app.command()(ingest)
+app.command()(fetch)
 app.command()(build)
 app.command("demo-data")(demo_data)
 app.command()(serve)

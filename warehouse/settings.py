@@ -92,6 +92,13 @@ def parse_as_of(value: str | datetime) -> datetime:
         ) from None
 
 
+# names aimi and where its operator explains the fetcher (docs/sources.md); operators set
+# AIMI_FETCH_USER_AGENT to their own contact
+DEFAULT_FETCH_USER_AGENT = (
+    "aimi-fetcher/0.1 (+https://aimi.invalid/docs/sources; set AIMI_FETCH_USER_AGENT)"
+)
+
+
 class Settings(BaseSettings):
     """Everything aimi reads from its environment (variables ``AIMI_<FIELD>``, or ``.env``)."""
 
@@ -171,6 +178,20 @@ class Settings(BaseSettings):
     webhook_backoff_seconds: float = Field(default=2.0, ge=0)
     webhook_timeout_seconds: float = Field(default=10.0, gt=0)
     webhook_max_batch: int = Field(default=500, ge=1)
+    # The source fetcher (docs/sources.md): the least time between two requests to one host
+    # (a longer robots.txt Crawl-delay wins), who we say we are, and what a fetch may cost
+    fetch_delay_s: float = Field(default=1.0, ge=0)
+    fetch_user_agent: str = DEFAULT_FETCH_USER_AGENT
+    # loopback, private, link-local and reserved addresses are refused unless this is set, so
+    # a feed cannot point the fetcher at internal services (the tests set it)
+    fetch_allow_private: bool = False
+    fetch_timeout_s: float = Field(default=20.0, gt=0)
+    fetch_max_bytes: int = Field(default=10_000_000, ge=1024)
+    fetch_max_redirects: int = Field(default=5, ge=0)
+    # attempts after the first for a 429, a 5xx or a dropped connection, with backoff and the
+    # server's Retry-After (capped by fetch_max_retry_after_s: a longer wait fails the item)
+    fetch_retries: int = Field(default=3, ge=0)
+    fetch_max_retry_after_s: float = Field(default=120.0, ge=0)
 
     @field_validator("as_of", mode="before")
     @classmethod

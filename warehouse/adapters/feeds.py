@@ -36,7 +36,7 @@ def _get(mapping: Any, key: str) -> Any:
     return dict.get(mapping, key) if isinstance(mapping, dict) else None
 
 
-def _entry_text(entry: Any) -> str:
+def entry_text(entry: Any) -> str:
     candidates: list[tuple[str, str]] = []
     for content in _get(entry, "content") or []:
         candidates.append((_get(content, "type") or "text/html", _get(content, "value") or ""))
@@ -56,7 +56,7 @@ def _plain(value: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def _published(entry: Any) -> str | None:
+def entry_published(entry: Any) -> str | None:
     for key in ("published_parsed", "updated_parsed"):
         parsed = _get(entry, key)
         if isinstance(parsed, time.struct_time):
@@ -65,7 +65,7 @@ def _published(entry: Any) -> str | None:
     return None
 
 
-def _author(entry: Any, feed: Any) -> str | None:
+def entry_author(entry: Any, feed: Any) -> str | None:
     for source in (entry, feed):
         detail = _get(source, "author_detail") or {}
         name = _get(detail, "name") or _get(source, "author")
@@ -85,7 +85,7 @@ def _entry_problems(index: int, entry: Any, title: str, url: str, when: str | No
             if raw
             else "date (<pubDate>, <published> or <updated>)"
         )
-    if not _entry_text(entry):
+    if not entry_text(entry):
         missing.append("text (<content>, <content:encoded>, <description> or <summary>)")
     if not missing:
         return None
@@ -139,34 +139,45 @@ def read_feed(path: Path) -> Iterator[RawRecord]:
 
     feed = _get(parsed, "feed") or {}
     fallback_author = shared.pop("author", None)
-    feed_title = (_get(feed, "title") or "").strip()
     for index, (entry, share) in enumerate(
         zip(entries, split_sizes(size, len(entries)), strict=True), start=1
     ):
         title = re.sub(r"\s+", " ", _get(entry, "title") or "").strip()
         url = (_get(entry, "link") or "").strip()
-        when = _published(entry)
+        when = entry_published(entry)
         raw = json.dumps({"title": title, "link": url, "id": _get(entry, "id")}, ensure_ascii=False)
         problem = _entry_problems(index, entry, title, url, when)
         if problem:
             yield error_record(path, index, problem, raw=raw, size=share)
             continue
-        data: dict[str, Any] = {
-            "kind": "news",
-            "title": title,
-            "url": url,
-            "published_at": when,
-            "text": _entry_text(entry),
-        }
+        data = entry_fields(entry, feed, title=title, url=url, published_at=when)
         # the sidecar's author stands in for entries (and feeds) that name none
-        author = _author(entry, feed) or fallback_author
-        if author:
-            data["author"] = author
-        if feed_title:
-            data["feed"] = feed_title
-        if _get(entry, "id"):
-            data["guid"] = _get(entry, "id")
-        tags = [t for t in (_get(tag, "term") for tag in _get(entry, "tags") or []) if t]
-        if tags:
-            data["tags"] = tags
+        if "author" not in data and fallback_author:
+            data["author"] = fallback_author
         yield RawRecord(str(path), index, {**data, **shared}, raw, share)
+
+
+def entry_fields(
+    entry: Any, feed: Any, *, title: str, url: str, published_at: str | None
+) -> dict[str, Any]:
+    """The source record of one parsed feed entry (the fetcher writes the same for an entry
+    that carries its whole text)."""
+    data: dict[str, Any] = {
+        "kind": "news",
+        "title": title,
+        "url": url,
+        "published_at": published_at,
+        "text": entry_text(entry),
+    }
+    author = entry_author(entry, feed)
+    if author:
+        data["author"] = author
+    feed_title = (_get(feed, "title") or "").strip()
+    if feed_title:
+        data["feed"] = feed_title
+    if _get(entry, "id"):
+        data["guid"] = _get(entry, "id")
+    tags = [t for t in (_get(tag, "term") for tag in _get(entry, "tags") or []) if t]
+    if tags:
+        data["tags"] = tags
+    return data

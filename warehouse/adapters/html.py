@@ -163,7 +163,10 @@ def read_html(path: Path) -> Iterator[RawRecord]:
         data["sitename"] = document.sitename
     if document.description:
         data["description"] = document.description
-    data = {k: v for k, v in {**data, **sidecar.fields}.items() if v is not None}
+    present = {k: v for k, v in data.items() if v is not None}
+    data = {
+        k: v for k, v in {**sidecar.defaults, **present, **sidecar.fields}.items() if v is not None
+    }
 
     missing = {
         "url": 'URL (no <link rel="canonical"> or og:url in the page)',

@@ -60,7 +60,7 @@ def read_markdown(path: Path) -> Iterator[RawRecord]:
     if sidecar.error:
         yield error_record(path, 1, sidecar.error, raw=text, size=size)
         return
-    fields = {**apply_aliases(meta), **sidecar.fields}
+    fields = {**sidecar.defaults, **apply_aliases(meta), **sidecar.fields}
     preview = text[:RAW_PREVIEW_CHARS]
 
     if "segments" in fields:

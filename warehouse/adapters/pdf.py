@@ -162,7 +162,7 @@ def read_pdf(path: Path) -> Iterator[RawRecord]:
         # the version-less abstract page, so that v1 and v2 of a paper are one source
         data["url"] = f"https://arxiv.org/abs/{arxiv.group('id')}"
         data["arxiv_id"] = arxiv.group("id") + (arxiv.group("version") or "")
-    data.update(sidecar.fields)
+    data = {**sidecar.defaults, **data, **sidecar.fields}
 
     lacking = [name for name in ("url", "published_at", "title") if not data.get(name)]
     if lacking:

@@ -1,6 +1,8 @@
 """Sidecar metadata: ``<file>.meta.yaml`` / ``<file>.meta.json`` (or ``<stem>.meta.yaml``) beside a
 source file supplies or overrides its record fields (kind, title, url, published_at, author,
-chapters, any extra field). Sidecars are never inputs themselves."""
+chapters, any extra field); fields under ``defaults:`` are used only where the file itself gives
+none (the fetcher writes a feed entry's title, date and link there). Sidecars are never inputs
+themselves."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ class Sidecar:
     """The fields a sidecar supplies (empty when there is none) or why it could not be read."""
 
     fields: dict[str, Any] = field(default_factory=dict)
+    # used only where the file gives no value of its own
+    defaults: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     error: str | None = None
 
@@ -70,4 +74,14 @@ def _read(sidecar: Path) -> Sidecar:
         return Sidecar(
             path=sidecar, error=f"sidecar {sidecar.name} must be a mapping of field: value"
         )
-    return Sidecar(fields=apply_aliases(jsonable(loaded)), path=sidecar)
+    defaults = loaded.pop("defaults", None) or {}
+    if not isinstance(defaults, dict):
+        return Sidecar(
+            path=sidecar,
+            error=f"sidecar {sidecar.name}: defaults must be a mapping of field: value",
+        )
+    return Sidecar(
+        fields=apply_aliases(jsonable(loaded)),
+        defaults=apply_aliases(jsonable(defaults)),
+        path=sidecar,
+    )

@@ -353,7 +353,9 @@ def read_cue_file(path: Path) -> Iterator[RawRecord]:
             raise TranscriptError("the file holds no cues with text")
         turns = merge_cues(cues)
         data = podcast_fields(
-            turns, sidecar.fields, media_end_s=-(-max(c.end_ms for c in cues) // 1000)
+            turns,
+            {**sidecar.defaults, **sidecar.fields},
+            media_end_s=-(-max(c.end_ms for c in cues) // 1000),
         )
     except TranscriptError as exc:
         yield error_record(path, exc.line, exc.message, raw=text, size=len(blob))
