@@ -190,7 +190,8 @@ class _HostGate:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.next_at = 0.0
-        self.delay = 0.0
+        self.delay = 0.0  # robots.txt's Crawl-delay, once read
+        self.last_end = 0.0
 
 
 class PoliteClient:
@@ -259,6 +260,8 @@ class PoliteClient:
                 if delay:
                     gate = self._gates.setdefault(parts.netloc.lower(), _HostGate())
                     gate.delay = max(gate.delay, float(delay))
+                    # robots.txt itself was the last request: the next waits the crawl delay
+                    gate.next_at = max(gate.next_at, gate.last_end + gate.delay)
         return parsed
 
     def allowed(self, url: str) -> bool:
@@ -346,7 +349,8 @@ class PoliteClient:
             try:
                 return self._send(url, accept, validators)
             finally:
-                gate.next_at = time.monotonic() + max(self.policy.delay_s, gate.delay)
+                gate.last_end = time.monotonic()
+                gate.next_at = gate.last_end + max(self.policy.delay_s, gate.delay)
 
     def _send(
         self, url: str, accept: tuple[str, ...], validators: Validators
