@@ -74,7 +74,8 @@ def test_add_from_a_home_page_fetch_list_remove(site: Site, env: DataDir) -> Non
     assert (env.warehouse / "sources.parquet").is_file()
 
 
-def test_refusals_exit_2(site: Site, env: DataDir) -> None:
+@pytest.mark.usefixtures("env")
+def test_refusals_exit_2(site: Site) -> None:
     _home(site)
     site.page("/plain", "<html><body>No feed here</body></html>")
     code, out = aimi("sources", "add", site.url("/plain"))

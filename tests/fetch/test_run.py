@@ -220,8 +220,14 @@ def test_podcast_transcripts_are_read_and_audio_never(
     site: Site, data: DataDir, settings: Settings
 ) -> None:
     ns = ' xmlns:podcast="https://podcastindex.org/namespace/1.0"'
-    vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:09.000\n<v Host>Welcome to the show about chips and models.\n\n00:00:10.000 --> 00:00:19.000\n<v Guest>Inference demand doubled this year, and memory is short.\n"
-    srt = "1\n00:00:01,000 --> 00:00:09,000\nHOST: Today we talk about open weights.\n\n2\n00:00:10,000 --> 00:00:19,000\nGUEST: Meta released a new model this week.\n"
+    vtt = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:09.000\n<v Host>Welcome to the show about chips.\n\n"
+        "00:00:10.000 --> 00:00:19.000\n<v Guest>Inference demand doubled this year.\n"
+    )
+    srt = (
+        "1\n00:00:01,000 --> 00:00:09,000\nHOST: Today we talk about open weights.\n\n"
+        "2\n00:00:10,000 --> 00:00:19,000\nGUEST: Meta released a new model this week.\n"
+    )
     transcript_json = json.dumps(
         {
             "version": "1.0.0",
@@ -259,7 +265,10 @@ def test_podcast_transcripts_are_read_and_audio_never(
         + episode(2, "/e2.srt", "application/x-subrip")
         + episode(3, "/e3.json", "application/json")
     )
-    feed = f'<?xml version="1.0"?><rss version="2.0"{ns}><channel><title>Pod</title>{items}</channel></rss>'
+    feed = (
+        f'<?xml version="1.0"?><rss version="2.0"{ns}><channel><title>Pod</title>{items}'
+        "</channel></rss>"
+    )
     site.page("/pod.xml", feed, "application/rss+xml")
     report = run(
         data,
