@@ -307,6 +307,15 @@ def test_sitemap_index_backfill(site: Site, data: DataDir, settings: Settings) -
     report = run(data, settings, source)
     assert report.failures == []
     assert _sources(data).height == 3
+    # lastmod unchanged: no page is requested again; moved: only that page
+    run(data, settings, source)
+    assert [site.paths().count(p) for p in ("/old/a.html", "/old/c.html")] == [1, 1]
+    site.page(
+        "/sm2.xml", urlset(["/old/c.html"]).replace("2026-11-01", "2026-12-01"), "application/xml"
+    )
+    again = run(data, settings, source)
+    assert [site.paths().count(p) for p in ("/old/a.html", "/old/c.html")] == [1, 2]
+    assert [s.unchanged for s in again.sources] == [3]  # the same bytes: nothing rewritten
 
 
 def test_private_addresses_are_refused_by_default(
