@@ -70,19 +70,41 @@ def _resolve(target: str, page: Path) -> Path:
     return (page.parent / target).resolve()
 
 
-def test_every_docs_page_is_in_the_index_once() -> None:
-    index = INDEX.read_text(encoding="utf-8")
-    listed = [
-        _resolve(target, INDEX)
-        for line in index.splitlines()
-        if line.startswith("- ")
+def _listed(index: Path) -> list[Path]:
+    """The pages an index lists: the first link of each list item or table row."""
+    return [
+        _resolve(target, index)
+        for line in index.read_text(encoding="utf-8").splitlines()
+        if line.startswith(("- ", "| "))
         for target in _LINK.findall(line)[:1]
     ]
-    pages = [p.resolve() for p in sorted(DOCS.rglob("*.md")) if p != INDEX]
-    missing = [str(p.relative_to(ROOT)) for p in pages if p not in listed]
-    assert not missing, f"pages missing from docs/README.md: {missing}"
-    twice = {str(p.relative_to(ROOT)) for p in listed if listed.count(p) > 1}
-    assert not twice, f"listed more than once in docs/README.md: {twice}"
+
+
+def test_every_docs_page_is_in_the_index_once() -> None:
+    """A page of ``docs/`` is listed in ``docs/README.md``; a page of a folder below it
+    (``docs/decisions/``, ``docs/journal/``) in that folder's ``README.md``, which
+    ``docs/README.md`` lists."""
+    missing, twice = [], set()
+    for page in sorted(DOCS.rglob("*.md")):
+        if page == INDEX:
+            continue
+        index = (
+            page.parent / "README.md"
+            if page.name != "README.md"
+            else page.parent.parent / "README.md"
+        )
+        if page.parent == DOCS:
+            index = INDEX
+        if not index.is_file():
+            missing.append(f"{page.relative_to(ROOT)} (no {index.relative_to(ROOT)})")
+            continue
+        listed = _listed(index)
+        if page.resolve() not in listed:
+            missing.append(f"{page.relative_to(ROOT)} (not in {index.relative_to(ROOT)})")
+        elif listed.count(page.resolve()) > 1:
+            twice.add(str(page.relative_to(ROOT)))
+    assert not missing, f"pages missing from their index: {missing}"
+    assert not twice, f"listed more than once in their index: {twice}"
 
 
 @pytest.mark.parametrize("page", _markdown_pages(), ids=lambda p: str(p.relative_to(ROOT)))
