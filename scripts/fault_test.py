@@ -141,7 +141,7 @@ RETRY_AFTER = "5"  # what docs/deployment.md promises while Redis is unreachable
 STORE_DOWN_SECONDS = 6.0  # how long the replicas are kept from a published snapshot
 CONVERGE_LIMIT = 30.0  # seconds from the store returning to every replica serving its snapshot
 # a real build's snapshot: new tables and pages to pull (the demo's whole snapshot, 8,374 files,
-# took 11-15 s alone; docs/benchmarks.md), on a loaded machine
+# took 11-15 s alone; docs/journal/2026-11-27.md), on a loaded machine
 BUILD_CONVERGE_LIMIT = 120.0
 # how long a build may take to reach the step a kill aims at: at nice 19 on the shared 2 cores
 # (load average 20) the demo's took over 10 minutes
