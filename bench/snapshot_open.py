@@ -225,10 +225,9 @@ def store_main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     import gc
 
-    from serving.static.paths import static_file
     from serving.store import LoadedSnapshot
     from warehouse.paths import DataDir
-    from warehouse.snapshot import current_snapshot_dir
+    from warehouse.snapshot import current_snapshot_dir, static_file
 
     folder = current_snapshot_dir(DataDir(args.data_dir.resolve()))
     assert folder is not None, f"{args.data_dir} has no current snapshot"

@@ -51,7 +51,7 @@ def watch_add(
     """Add a watchlist. A signal matches when it names any `--entity`, carries any `--theme`
     and contains the `--query` (each part left out matches everything). From the next
     publish on, its new and changed matching signals are POSTed as one signed JSON batch."""
-    from serving.errors import ApiError
+    from readmodel.errors import ApiError
     from serving.service import canonical_theme, resolve_filters
     from serving.store import LoadedSnapshot
     from serving.watch import (

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from serving.errors import InvalidParameters
+from readmodel.errors import InvalidParameters
 
 CURSOR_VERSION = 1
 # A real cursor is well under 200 characters; anything far longer is not one of ours.

@@ -30,10 +30,11 @@ from anyio import to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from analytics.schema import UNIT_ROLES
+from readmodel.errors import ApiError
 from serving import service
 from serving.auth import admit, api_key_of, authenticate
 from serving.cursor import MAX_CURSOR_CHARS
-from serving.errors import ApiError, error_response_of
+from serving.errors import error_response_of
 from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, STORY_FILTERS, Declined
 from serving.responses import MAX_LIMIT
 from serving.service import (

@@ -30,10 +30,11 @@ from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis
 from analytics.trends import Mode
+from readmodel.errors import ApiError
 from serving import filters, service
 from serving.auth import admit, api_key_of, authenticate
 from serving.catalog import EntitySort
-from serving.errors import ApiError, error_response_of
+from serving.errors import error_response_of
 from serving.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
 from serving.responses import DEFAULT_LIMIT, MAX_LIMIT
 from serving.service import ABOUT, Embed, SignalSort

@@ -5,7 +5,7 @@ comes in.
 
 Each function takes the snapshot the request answers from and typed parameters, and returns
 the response body as JSON bytes (joined from the snapshot's pre-rendered bytes, never parsed
-and re-serialized). Bad input raises an ``ApiError`` (``serving.errors``) whose message each
+and re-serialized). Bad input raises an ``ApiError`` (``readmodel.errors``) whose message each
 transport passes on unchanged. Type and bound checks (a ``limit`` of 0, an unknown ``role``)
 belong to the transports, which declare them from the constants here.
 """
@@ -24,6 +24,7 @@ from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis, UnknownTheme, resolve_theme
 from analytics.trends import MIN_LABELLED, Mode
+from readmodel.errors import InvalidParameters, NotFound
 from serving.catalog import EntityQuery, EntitySort, StoryQuery
 from serving.cursor import (
     ChangedKey,
@@ -36,7 +37,6 @@ from serving.cursor import (
     encode_published,
     encode_stories,
 )
-from serving.errors import InvalidParameters, NotFound
 from serving.responses import DEFAULT_LIMIT, MAX_LIMIT, json_list
 from serving.search import SearchFilters, SearchRequest
 from serving.store import LoadedSnapshot, SignalQuery

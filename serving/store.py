@@ -24,14 +24,19 @@ from analytics.entities import Entity, entity_from_row
 from analytics.linking import EntityIndex
 from analytics.records import iso_utc
 from analytics.schema import CONTENT_TYPES, SERVED_SIGNALS
+from readmodel.errors import Unavailable
 from serving.catalog import EntityCatalog, StoryCatalog, ThemeCatalog
 from serving.cursor import PublishedKey
-from serving.errors import Unavailable
 from serving.search import SearchIndex, rows_by_member
-from serving.static.paths import static_file
 from warehouse.object_store import SnapshotPuller
 from warehouse.paths import DataDir
-from warehouse.snapshot import OpenedSnapshot, SnapshotError, current_snapshot_id, open_snapshot
+from warehouse.snapshot import (
+    OpenedSnapshot,
+    SnapshotError,
+    current_snapshot_id,
+    open_snapshot,
+    static_file,
+)
 
 log = logging.getLogger("aimi.serving")
 

@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("analytics", "warehouse", "pipelines", "serving", "demo", "cli")
+OURS = ("analytics", "warehouse", "readmodel", "pipelines", "serving", "demo", "cli")
 ALLOWED = {
     "analytics": set(),
     "demo": {"analytics"},
     "warehouse": {"analytics"},
     "pipelines": {"warehouse", "analytics"},
-    "serving": {"warehouse", "analytics"},
-    "cli": {"analytics", "warehouse", "pipelines", "serving", "demo"},
+    "readmodel": {"warehouse", "analytics"},
+    "serving": {"readmodel", "warehouse", "analytics"},
+    "cli": {"analytics", "warehouse", "readmodel", "pipelines", "serving", "demo"},
 }
 # Schema-like analytics modules: constants, record models, no computations.
 DEMO_MAY_USE = {"analytics.schema", "analytics.records", "analytics.entities", "analytics.themes"}

@@ -33,9 +33,9 @@ from anyio import to_thread
 from fastapi import APIRouter, Request, Security
 from fastapi.security import APIKeyHeader
 
+from readmodel.errors import ApiError, RateLimited, Unauthorized, Unavailable
 from serving.auth import ThrottledLog
 from serving.deps import SettingsDep, StoreDep
-from serving.errors import ApiError, RateLimited, Unauthorized, Unavailable
 from serving.models import (
     Embeddings,
     MaterializedViews,

@@ -21,12 +21,11 @@ from serving.export import (
     index_body,
     readme,
 )
-from serving.static.paths import SITE_DIR
 from serving.static.reuse import PreviousSite, SiteWriter
 from serving.static.site import render_site
 from serving.static.tree import write_tree
 from serving.store import LoadedSnapshot
-from warehouse.snapshot import open_snapshot
+from warehouse.snapshot import SITE_DIR, open_snapshot
 
 
 class StaticSiteError(RuntimeError):

@@ -9,8 +9,8 @@ from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
 from serving.app import create_app
-from serving.static.paths import SITE_DIR
 from serving.store import SnapshotStore
+from warehouse.snapshot import SITE_DIR
 
 SITE_PREFIX = "/site"
 

@@ -15,17 +15,8 @@ _ESCAPED = re.compile(r"[^A-Za-z0-9_-]+")
 _TOKEN = re.compile(r"~([0-9A-F]{2})|([A-Za-z0-9_-])")
 _SEGMENT = re.compile(r"(?:[A-Za-z0-9_-]|~[0-9A-F]{2})+")
 
-# The site's root folder inside a snapshot (``<snapshot>/site/``), and the JSON tree in it.
-SITE_DIR = "site"
+# The JSON tree inside the site's folder (``<snapshot>/site/``: ``warehouse.snapshot.SITE_DIR``).
 JSON_ROOT = "json/v1"
-# Beside ``site/``: what each page was rendered from, for the next build (serving.static.reuse).
-INPUTS_FILE = "site-inputs.json"
-
-
-def static_file(name: str) -> bool:
-    """Whether a snapshot's file (path relative to the snapshot) belongs to the static site:
-    under ``site/``, or the record of its pages' inputs."""
-    return name == INPUTS_FILE or name.startswith(SITE_DIR + "/")
 
 
 def encode_segment(value: str) -> str:

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import xxhash
 
-from serving.static.paths import INPUTS_FILE, SITE_DIR
-from warehouse.snapshot import SnapshotError, open_snapshot
+from warehouse.snapshot import SITE_DIR, SITE_INPUTS_FILE, SnapshotError, open_snapshot
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -109,8 +108,8 @@ class PreviousSite:
         if not checksums:
             return None
         inputs: dict[str, Any] = {}
-        record = folder / INPUTS_FILE
-        sealed = manifest.files.get(INPUTS_FILE)
+        record = folder / SITE_INPUTS_FILE
+        sealed = manifest.files.get(SITE_INPUTS_FILE)
         if sealed is not None and record.is_file():
             body = record.read_bytes()
             if digest(body) == sealed.xxh3:
@@ -201,7 +200,7 @@ class SiteWriter:
     def record(self, folder: Path, pagefind_key: str) -> None:
         """Write the page keys and the Pagefind key beside the site, for the next build."""
         body = {"pages": dict(sorted(self.page_keys.items())), "pagefind": pagefind_key}
-        (folder / INPUTS_FILE).write_bytes(orjson.dumps(body) + b"\n")
+        (folder / SITE_INPUTS_FILE).write_bytes(orjson.dumps(body) + b"\n")
 
     def _note(self, path: str, body: bytes, value: str | None) -> None:
         """Record an indexed page's digest (``value`` when the caller has it already)."""

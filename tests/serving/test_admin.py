@@ -20,8 +20,8 @@ from pydantic import SecretStr, ValidationError
 
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
+from readmodel.errors import RateLimited, Unauthorized
 from serving.app import create_app
-from serving.errors import RateLimited, Unauthorized
 from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE, AdminGuard
 from serving.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import DEV_KEY, make_settings

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from readmodel.errors import InvalidParameters
 from serving.cursor import PublishedKey, decode_published, encode_published
-from serving.errors import InvalidParameters
 
 
 def _b64(payload: object) -> str:

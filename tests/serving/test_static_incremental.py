@@ -20,15 +20,18 @@ import polars as pl
 import pytest
 
 from serving.static.build import StaticReport, write_static
-from serving.static.paths import INPUTS_FILE, SITE_DIR, decode_segment, static_file
+from serving.static.paths import decode_segment
 from serving.static.site import entity_page, signal_page
 from serving.static.tree import entity_json_path, signal_json_path
 from warehouse.paths import DataDir
 from warehouse.snapshot import (
+    SITE_DIR,
+    SITE_INPUTS_FILE,
     OpenedSnapshot,
     add_files,
     open_snapshot,
     stage_snapshot,
+    static_file,
     switch_current,
 )
 
@@ -241,8 +244,8 @@ def test_the_incremental_site_is_byte_for_byte_a_full_render(builds: Builds) -> 
         if path not in unordered and ours[path].read_bytes() != theirs[path].read_bytes()
     ]
     assert differing == []
-    inputs = (changed.snapshot.path / INPUTS_FILE).read_bytes()
-    assert inputs == (reference.snapshot.path / INPUTS_FILE).read_bytes()
+    inputs = (changed.snapshot.path / SITE_INPUTS_FILE).read_bytes()
+    assert inputs == (reference.snapshot.path / SITE_INPUTS_FILE).read_bytes()
 
 
 def test_linked_files_are_sealed_and_outlive_the_pruned_snapshot_they_came_from(
@@ -250,7 +253,7 @@ def test_linked_files_are_sealed_and_outlive_the_pruned_snapshot_they_came_from(
 ) -> None:
     changed = builds.changed
     files = set(changed.snapshot.manifest.files)
-    assert {f"{SITE_DIR}/{path}" for path in changed.files} <= files and INPUTS_FILE in files
+    assert {f"{SITE_DIR}/{path}" for path in changed.files} <= files and SITE_INPUTS_FILE in files
     assert not builds.same.snapshot.path.exists()  # pruned
     opened = open_snapshot(changed.snapshot.path, thorough=True)  # every SHA-256 again
     assert opened.snapshot_id == changed.snapshot.snapshot_id
