@@ -25,11 +25,11 @@ import polars as pl
 from analytics.changes import assign_change_seqs
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import CHANGE_STATE
+from retrieval.index import build_search_files
 from warehouse.lease import LeaseLost, ensure_held
 from warehouse.locks import build_lock_held_by, publish_lock
 from warehouse.object_store import open_object_store
 from warehouse.paths import DataDir
-from warehouse.search_index import build_search_files
 from warehouse.settings import load_settings
 from warehouse.snapshot import (
     OpenedSnapshot,
@@ -178,13 +178,13 @@ def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, A
     """Write the static JSON tree and the market-pulse site into the snapshot ``folder``,
     hard-linking what did not change from the site of ``previous`` (a snapshot folder).
 
-    ``serving.static`` renders them through the service functions the API answers with, so
+    ``publishing.static`` renders them through the service functions the API answers with, so
     they run in a child interpreter: the pipelines never import the serving package (DESIGN
     §2), as the CLI never imports Dagster. Returns the child's report (pages, files, bytes).
     """
     reuse = [str(previous)] if previous is not None else []
     done = subprocess.run(
-        [sys.executable, "-m", "serving.static", str(folder), *reuse],
+        [sys.executable, "-m", "publishing.static", str(folder), *reuse],
         capture_output=True,
         text=True,
         check=False,

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import tantivy
 from corpus import FilterSpec, FloatMatrix
 
-from serving.search import (
+from retrieval.engine import (
     MIN_DEPTH,
     RRF_K,
     SearchFilters,
@@ -31,7 +31,7 @@ from serving.search import (
     SearchRequest,
     query_terms,
 )
-from warehouse.search_index import (
+from retrieval.index import (
     ENTITY,
     IVF_FILE,
     LEXICAL_DIR,

@@ -24,8 +24,8 @@ table it was built from (each signal's complete text: the snapshot serves units,
   defaults: limit 10, diversity cap 2, copies collapsed); the peers when the signal is.
 - Systems: ``today`` the executor before the source legs (unit BM25 with the title field,
   MiniLM over units, title match); ``shipped`` the executor with its defaults; ``source T/P``
-  with the source legs at title floor T and passage floor P (``serving.search.CONTAINED_FLOORS``
-  ships one pair) and the verbatim rule off unless named (``serving.search.VERBATIM_RANK``);
+  with the source legs at title floor T and passage floor P (``retrieval.engine.CONTAINED_FLOORS``
+  ships one pair) and the verbatim rule off unless named (``retrieval.engine.VERBATIM_RANK``);
   ``source legs alone`` those legs (and the verbatim rule) by themselves; ``BM25/source``
   plain BM25 over "title + text" per signal in tantivy (one field, the index's ``en_stem``
   analyzer, the query's terms OR-ed, stop words dropped); ``BM25+MiniLM/source`` that and
@@ -68,10 +68,10 @@ from run import (
 
 from analytics.copies import copy_of
 from analytics.schema import SIGNALS
-from serving.search import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
+from retrieval.engine import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
+from retrieval.index import query_analyzer, query_terms
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
-from warehouse.search_index import query_analyzer, query_terms
 from warehouse.snapshot import open_current
 from warehouse.tables import read_table
 

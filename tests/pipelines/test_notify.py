@@ -15,7 +15,7 @@ import pytest
 
 from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
 from pipelines.resources import DELIVER_JOB, AimiResource
-from serving.watch import Watchlist, WatchStore, now_text
+from publishing.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import EXTRA_RECORDS, RECORDS, build_tables, publish
 from tests.warehouse.test_locks import HeldElsewhere
 from warehouse.paths import DataDir

@@ -1,5 +1,5 @@
 """The notify group: ``webhook_deliveries`` POSTs each watchlist's new and changed signals to its
-webhook (``serving.webhooks``, in a child interpreter: the pipelines never import the serving
+webhook (``publishing.webhooks``, in a child interpreter: the pipelines never import the serving
 package, docs/design.md §2); the ``deliver_webhooks`` job runs it, and ``publish_sensor`` starts
 the job whenever ``CURRENT`` names a new snapshot. Outside the ``refresh`` job, so a slow or
 dead endpoint never delays a publish."""
@@ -38,7 +38,7 @@ NOTIFY_GROUP = "notify"
 def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
     done = subprocess.run(
-        [sys.executable, "-m", "serving.webhooks", str(data.root)],
+        [sys.executable, "-m", "publishing.webhooks", str(data.root)],
         capture_output=True,
         text=True,
         check=False,
