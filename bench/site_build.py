@@ -7,8 +7,8 @@ Usage:
 DATA_DIR is a built data dir (a copy: each round publishes three new snapshots into it, and
 pruning keeps five). Each round stages three copies of the current snapshot's tables and
 search files, as the ``snapshot`` asset stages one, and times publishing each as the
-``static_site`` asset does (``pipelines.publishing.publish_staged``: the child interpreter
-writing the site, sealing it into the manifest, switching ``CURRENT``, pruning, the catalog):
+``static_site`` asset does (``pipelines.publishing.publish_staged``: writing the site,
+sealing it into the manifest, switching ``CURRENT``, pruning, the catalog):
 
 - ``full``: no previous site, every page rendered and Pagefind run (what every build did
   before incremental publishing);

@@ -1,5 +1,5 @@
 """The notify group: ``publish_sensor`` starts ``deliver_webhooks`` once per new snapshot when
-watchlists exist, and ``webhook_deliveries`` delivers in a child interpreter and shows each
+watchlists exist, and ``webhook_deliveries`` delivers (``publishing.webhooks``) and shows each
 watchlist's outcome in its metadata. The receiver is a real HTTP server on this machine."""
 
 from __future__ import annotations
