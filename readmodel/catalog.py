@@ -231,7 +231,7 @@ class StoryPage:
 
 @dataclass(frozen=True, eq=False)
 class StoryCatalog:
-    """The snapshot's stories (issue 31), newest activity first: rows in ``(last_seen
+    """The snapshot's stories, newest activity first: rows in ``(last_seen
     descending, story_id)`` order, ``keys`` their ``(-last_seen_us, story_id)`` ascending, for
     ``bisect``."""
 

@@ -84,7 +84,7 @@ class ContestingClaim(OtherClaim):
 
 
 class Corroboration(BaseModel):
-    """Who else states the same fact, counted by independent source (issue 31, additive)."""
+    """Who else states the same fact, counted by independent source."""
 
     count: int = Field(
         description="Independent sources stating the same fact: distinct authors (else "

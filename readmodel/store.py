@@ -42,7 +42,7 @@ log = logging.getLogger("aimi.serving")
 
 SIGNALS_TABLE = "signals"
 REQUIRED_TABLES = ("entity_profiles", "theme_profiles", "search_units")
-# optional: a snapshot published before issue 31 has no stories and serves an empty list
+# optional: a snapshot published without stories serves an empty list
 STORIES_TABLE = "stories"
 # How long a client should wait before asking again while no snapshot is loaded: a first build
 # takes tens of seconds, and the poller picks up the publish within a couple of seconds of that.

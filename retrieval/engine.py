@@ -14,7 +14,7 @@ exhausted, so a selective filter never returns fewer hits than exist. The title-
 signals whose title the query nearly is (a reader searching for a post by its title) and ranks
 all their allowed units at the signal's rank.
 
-The source legs (issue 30) find a signal by words no unit carries (half a title, a line from
+The source legs find a signal by words no unit carries (half a title, a line from
 the middle of a post): signals whose title holds every term of the query, and signals with one
 passage of their *complete* text (a window of 16 words) holding every term. They speak only
 when the query's terms together name at most ``CONTAINED_MAX_SOURCES`` signals — then the

@@ -12,7 +12,7 @@ What is indexed carries the unit's context (docs/design.md §8): the lexical ind
 title as a second field beside the unit's text, and the title index has one document per signal (its
 title, the distinct query terms of the title, and its first unit row), for the title-match leg.
 
-Whole sources are indexed too (issue 30), so that words no unit carries still find their
+Whole sources are indexed too, so that words no unit carries still find their
 signal: the ``sources/`` index has one document per signal (its title and its *complete* text,
 a podcast segment's transcript, with the filter fields as the union over its units), the
 ``passages/`` index cuts each text into overlapping windows of ``PASSAGE_WORDS`` words with
@@ -444,7 +444,7 @@ class SearchFiles:
 def open_search_files(folder: Path, params: dict[str, Any], *, units: int) -> SearchFiles:
     """Open what ``build_search_files`` wrote into ``folder``; ``params`` is the manifest's
     ``search`` metadata. Raises ``ValueError`` when the vectors do not match ``units`` rows, and
-    when the snapshot has no whole-source indexes (published before issue 30: it must be
+    when the snapshot has no whole-source indexes (published by an older build: it must be
     rebuilt)."""
     import faiss
     import tantivy

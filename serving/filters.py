@@ -201,7 +201,7 @@ ENTITY_FILTERS: dict[str, ListFilter] = {
     "min_signals": MIN_SIGNALS,
 }
 
-# /v1/stories and its MCP tool (issue 31)
+# /v1/stories and its MCP tool
 STORY_ENTITY = ListFilter(
     str | None,
     rest="Stories whose signals mention this entity: public id (`ent:/…`) or exact display name "

@@ -399,7 +399,7 @@ def _signal_tools(tools: _Tools) -> None:
 
 
 def _story_tools(tools: _Tools) -> None:
-    """The story tools (issue 31): ``list_stories``, ``get_story``."""
+    """The story tools: ``list_stories``, ``get_story``."""
 
     @tools.tool("list_stories", "List stories, newest activity first")
     async def list_stories(

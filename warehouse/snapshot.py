@@ -52,7 +52,7 @@ class TableEntry:
     rows: int
     bytes: int
     sha256: str
-    xxh3: str = ""  # absent from manifests written before issue 19
+    xxh3: str = ""  # absent from manifests written before XXH3 checksums
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""``GET /v1/stories`` (keyset-paged, newest activity first) and ``GET /v1/stories/{story_id}``
-(issue 31), answered from the snapshot's pre-rendered JSON bytes."""
+"""``GET /v1/stories`` (keyset-paged, newest activity first) and ``GET /v1/stories/{story_id}``,
+answered from the snapshot's pre-rendered JSON bytes."""
 
 from __future__ import annotations
 
