@@ -167,18 +167,28 @@ class SearchRequest:
     limit: int = 10
     diversity_cap: int = 2
     recency_boost: float = 0.0
-    legs: tuple[str, ...] = ("lexical", "dense", "title", "source")  # for evaluation: fewer legs
-    # for evaluation: the source legs' floors (None: CONTAINED_FLOORS)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How the engine ranks: the shipped way (``SHIPPED``), or another a benchmark compares it
+    with, handed to ``SearchIndex.search`` (the served code never passes one)."""
+
+    legs: tuple[str, ...] = ("lexical", "dense", "title", "source")
+    # the source legs' floors (None: CONTAINED_FLOORS)
     floors: tuple[float, float] | None = None
-    # for evaluation: each leg's floor when it found exactly one signal holding the terms
-    # (None: the same as the others)
+    # each source leg's floor when it found exactly one signal holding the terms (None: the
+    # same as the others)
     unique_floors: tuple[float, float] | None = None
-    # for evaluation: a lifted unit scores at least the fused score of the unit legs' and title
-    # leg's ``lift_rank``-th best row (None: floors alone)
+    # a lifted unit scores at least the fused score of the unit legs' and title leg's
+    # ``lift_rank``-th best row (None: floors alone)
     lift_rank: int | None = None
-    # for evaluation: the verbatim rule's rank (None: the rule off) and slop
+    # the verbatim rule's rank (None: the rule off) and slop
     verbatim_rank: int | None = VERBATIM_RANK
     verbatim_slop: int = VERBATIM_SLOP
+
+
+SHIPPED = Variant()
 
 
 def quoted_phrases(text: str) -> list[list[str]]:
@@ -201,27 +211,27 @@ def _kth_score(scores: dict[int, float], k: int | None) -> float:
 
 def _lift(
     scores: dict[int, float],
-    request: SearchRequest,
+    variant: Variant,
     contained: tuple[list[int], list[int], tuple[int, int]],
     verbatim: list[int],
 ) -> None:
     """Into ``scores`` (the unit legs' and the title leg's fused scores): the source legs' rows
-    at their floors, and the verbatim rule's rows at least at ``request.verbatim_rank``."""
-    floors = request.floors or (CONTAINED_FLOORS["title"], CONTAINED_FLOORS["passage"])
+    at their floors, and the verbatim rule's rows at least at ``variant.verbatim_rank``."""
+    floors = variant.floors or (CONTAINED_FLOORS["title"], CONTAINED_FLOORS["passage"])
     lifted, holders = contained[:2], contained[2]
-    if request.unique_floors is not None:
+    if variant.unique_floors is not None:
         floors = tuple(  # type: ignore[assignment]
             unique if count == 1 else floor
-            for floor, unique, count in zip(floors, request.unique_floors, holders, strict=True)
+            for floor, unique, count in zip(floors, variant.unique_floors, holders, strict=True)
         )
-    at_rank = _kth_score(scores, request.lift_rank)
+    at_rank = _kth_score(scores, variant.lift_rank)
     for ranked, floor in zip(lifted, floors, strict=True):
         for rank, row in enumerate(ranked, start=1):
             scores[row] = max(scores.get(row, 0.0), floor / (RRF_K + rank), at_rank)
     if verbatim:
         # after the floors, so above every lifted row too; each row one step above the next,
         # so they keep their BM25 order (the passage floor when nothing else scored)
-        score = _kth_score(scores, request.verbatim_rank) or floors[1] / (RRF_K + 1)
+        score = _kth_score(scores, variant.verbatim_rank) or floors[1] / (RRF_K + 1)
         for row in reversed(verbatim):
             scores[row] = max(scores.get(row, 0.0), score)
             score = float(np.nextafter(scores[row], np.inf))
@@ -803,8 +813,9 @@ class SearchIndex:
 
     # -- fusion ----------------------------------------------------------------------------
 
-    def search(self, request: SearchRequest) -> list[Hit]:
-        """The best ``limit`` hits: fused (hybrid) or cosine (similar_to), boosted, capped."""
+    def search(self, request: SearchRequest, variant: Variant = SHIPPED) -> list[Hit]:
+        """The best ``limit`` hits: fused (hybrid) or cosine (similar_to), boosted, capped;
+        ranked the shipped way unless a benchmark passes another ``variant``."""
         filters = request.filters
         phrases = [] if request.query_text is None else quoted_phrases(request.query_text)
         if phrases:  # only the signals holding every phrase, in every leg
@@ -824,11 +835,11 @@ class SearchIndex:
             else:
                 text = request.query_text
                 legs: list[tuple[list[int], float]] = []
-                if "lexical" in request.legs:
+                if "lexical" in variant.legs:
                     legs.append(
                         (self.lexical_leg(text, filters, depth, mask), LEG_WEIGHTS["lexical"])
                     )
-                if "dense" in request.legs:
+                if "dense" in variant.legs:
                     legs.append(
                         (self.dense_leg(request.query_vector, mask, depth)[0], LEG_WEIGHTS["dense"])
                     )
@@ -837,19 +848,19 @@ class SearchIndex:
                     for rank, row in enumerate(ranked, start=1):
                         scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
                 # complete at any depth: these legs never grow it
-                if "title" in request.legs:
+                if "title" in variant.legs:
                     weight = LEG_WEIGHTS["title"]
                     for row, rank in self.title_leg(text, mask).items():
                         scores[row] = scores.get(row, 0.0) + weight / (RRF_K + rank)
-                if "source" in request.legs:
+                if "source" in variant.legs:
                     if contained is None:
                         contained = self.contained_holders(text, mask)
                         verbatim = (
                             []
-                            if request.verbatim_rank is None
-                            else self.verbatim_leg(text, mask, request.verbatim_slop)
+                            if variant.verbatim_rank is None
+                            else self.verbatim_leg(text, mask, variant.verbatim_slop)
                         )
-                    _lift(scores, request, contained, verbatim)
+                    _lift(scores, variant, contained, verbatim)
             hits = self._finish(scores, request, mask)
             if len(hits) >= request.limit or exhausted or depth >= allowed:
                 return hits

@@ -299,7 +299,7 @@ def exact(work: Path, size: int) -> None:
         search_filters,
     )
 
-    from retrieval.engine import SearchRequest
+    from retrieval.engine import SearchRequest, Variant
     from warehouse.snapshot import open_snapshot
 
     texts, vectors = _queries(work)
@@ -325,10 +325,9 @@ def exact(work: Path, size: int) -> None:
         for text, vector in zip(texts, vectors, strict=True):
             index.forget()
             for key, cap, legs in runs:
-                request = SearchRequest(
-                    vector, text, filters, limit=LIMIT, diversity_cap=cap, legs=legs
-                )
-                entry[key].append([hit.row for hit in index.search(request)])
+                request = SearchRequest(vector, text, filters, limit=LIMIT, diversity_cap=cap)
+                found = index.search(request, Variant(legs=legs))
+                entry[key].append([hit.row for hit in found])
             entry["dense"].append(index.dense_leg(vector, mask, DEPTH)[0])
         reference[spec.name] = entry
         print(f"exact {size} {spec.name}: {entry['allowed']} allowed", flush=True)

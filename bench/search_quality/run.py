@@ -35,6 +35,7 @@ import polars as pl
 
 from analytics.copies import copy_of
 from retrieval.engine import SearchIndex, SearchRequest
+from retrieval.engine import Variant as Ranking
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, open_current
@@ -168,8 +169,8 @@ class Runner:
                             query_text=query,
                             limit=limit,
                             diversity_cap=DIVERSITY_CAP,
-                            legs=legs,
-                        )
+                        ),
+                        Ranking(legs=legs),
                     )
                 ]
                 for query, vector in zip(queries, vectors, strict=True)

@@ -69,6 +69,7 @@ from run import (
 from analytics.copies import copy_of
 from analytics.schema import SIGNALS
 from retrieval.engine import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
+from retrieval.engine import Variant as Ranking
 from retrieval.index import query_analyzer, query_terms
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
@@ -287,15 +288,12 @@ def ranked_units(
 ) -> tuple[list[int], float]:
     """Rows of the top ``limit`` and the search's wall time in ms."""
     request = SearchRequest(
-        query_vector=vector,
-        query_text=query,
-        limit=limit,
-        diversity_cap=DIVERSITY_CAP,
-        legs=legs,
+        query_vector=vector, query_text=query, limit=limit, diversity_cap=DIVERSITY_CAP
     )
+    ranking = Ranking(legs=legs)
     if chosen is not None:
-        request = replace(
-            request,
+        ranking = replace(
+            ranking,
             floors=chosen.floors,
             unique_floors=chosen.unique,
             lift_rank=chosen.lift_rank,
@@ -303,7 +301,7 @@ def ranked_units(
             verbatim_slop=chosen.slop,
         )
     started = time.perf_counter()
-    hits = index.search(request)
+    hits = index.search(request, ranking)
     return [hit.row for hit in hits], 1000 * (time.perf_counter() - started)
 
 

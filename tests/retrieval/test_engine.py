@@ -27,6 +27,7 @@ from retrieval.engine import (
     SearchFilters,
     SearchIndex,
     SearchRequest,
+    Variant,
     query_terms,
 )
 from retrieval.index import ROWS_BY_UNIT_ID
@@ -113,9 +114,8 @@ def test_fused_scores_are_weighted_rrf_of_the_legs(index: SearchIndex) -> None:
     assert [h.row for h in hits] == [row for row, _ in best]
     assert [h.score for h in hits] == pytest.approx([score for _, score in best])
     only_lexical = index.search(
-        SearchRequest(
-            query_vector=vector, query_text=QUERY, limit=5, diversity_cap=100, legs=("lexical",)
-        )
+        SearchRequest(query_vector=vector, query_text=QUERY, limit=5, diversity_cap=100),
+        Variant(legs=("lexical",)),
     )
     assert [h.row for h in only_lexical] == lexical[:5]
 
@@ -454,8 +454,9 @@ def test_search_rows_in_another_order_are_mapped_at_open(
         for unit_id in index.unit_ids.to_list()
     )
     vector = QueryEmbedder()([QUERY])[0]
-    request = SearchRequest(query_vector=vector, query_text=QUERY, limit=20, legs=("dense",))
-    expected = [(index.unit_ids[h.row], h.score) for h in index.search(request)]
-    got = [(moved.unit_ids[h.row], h.score) for h in moved.search(request)]
+    request = SearchRequest(query_vector=vector, query_text=QUERY, limit=20)
+    dense = Variant(legs=("dense",))
+    expected = [(index.unit_ids[h.row], h.score) for h in index.search(request, dense)]
+    got = [(moved.unit_ids[h.row], h.score) for h in moved.search(request, dense)]
     assert [u for u, _ in got] == [u for u, _ in expected]
     assert [s for _, s in got] == pytest.approx([s for _, s in expected])

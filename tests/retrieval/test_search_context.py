@@ -13,7 +13,7 @@ import pytest
 
 from analytics.copies import copy_of
 from analytics.schema import SEARCH_UNITS
-from retrieval.engine import SearchFilters, SearchIndex, SearchRequest
+from retrieval.engine import SHIPPED, SearchFilters, SearchIndex, SearchRequest, Variant
 from retrieval.index import query_terms
 from tests.retrieval.test_search_copies import AS_OF, open_index, search_unit, vector_of
 
@@ -54,9 +54,12 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
     return index
 
 
-def found(index: SearchIndex, query: str, **request: object) -> list[str]:
+def found(
+    index: SearchIndex, query: str, legs: tuple[str, ...] | None = None, **request: object
+) -> list[str]:
     search = SearchRequest(query_vector=vector_of(query), query_text=query, **request)  # type: ignore[arg-type]
-    return [index.unit_ids[hit.row] for hit in index.search(search)]
+    variant = SHIPPED if legs is None else Variant(legs=legs)
+    return [index.unit_ids[hit.row] for hit in index.search(search, variant)]
 
 
 def test_a_title_finds_its_post_whose_units_never_say_it(index: SearchIndex) -> None:

@@ -9,7 +9,6 @@ nothing of the sources)."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,11 +24,13 @@ from retrieval.engine import (
     CONTAINED_MAX_SOURCES,
     CONTAINED_TOP,
     RRF_K,
+    SHIPPED,
     VERBATIM_MIN_WORDS,
     VERBATIM_SLOP,
     SearchFilters,
     SearchIndex,
     SearchRequest,
+    Variant,
     _lift,
     quoted_phrases,
 )
@@ -168,9 +169,9 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
 def found(
     index: SearchIndex, query: str, legs: tuple[str, ...] | None = None, **request: object
 ) -> list[str]:
-    extra = {} if legs is None else {"legs": legs}
-    search = SearchRequest(query_vector=vector_of(query), query_text=query, **extra, **request)  # type: ignore[arg-type]
-    return [index.unit_ids[hit.row] for hit in index.search(search)]
+    search = SearchRequest(query_vector=vector_of(query), query_text=query, **request)  # type: ignore[arg-type]
+    variant = SHIPPED if legs is None else Variant(legs=legs)
+    return [index.unit_ids[hit.row] for hit in index.search(search, variant)]
 
 
 def source_hits(index: SearchIndex, query: str, **filters: object) -> list[str]:
@@ -321,17 +322,17 @@ def test_a_line_typed_word_for_word_ranks_its_nearest_unit_first(index: SearchIn
     base = SearchRequest(
         query_vector=vector_of(PHRASE), query_text=PHRASE, diversity_cap=100, limit=20
     )
-    fused = index.search(replace(base, legs=("lexical", "dense", "title")))
+    fused = index.search(base, Variant(legs=("lexical", "dense", "title")))
     hits = index.search(base)
     assert hits[0].row == lifted and hits[0].score > fused[0].score
     # off, the unit keeps its passage floor (s_scrambled's passage holds the words too)
     rank = index.contained_legs(PHRASE, None)[1].index(lifted) + 1
-    off = index.search(replace(base, verbatim_rank=None))
+    off = index.search(base, Variant(verbatim_rank=None))
     assert next(h.score for h in off if h.row == lifted) == pytest.approx(
         CONTAINED_FLOORS["passage"] / (RRF_K + rank)
     )
     # at a lower rank it scores just above the fused list's hit at that rank
-    third = index.search(replace(base, verbatim_rank=3))
+    third = index.search(base, Variant(verbatim_rank=3))
     score = next(h.score for h in third if h.row == lifted)
     assert fused[2].score < score <= max(fused[1].score, CONTAINED_FLOORS["passage"] / (RRF_K + 1))
 
@@ -363,20 +364,19 @@ def test_the_verbatim_rule_needs_enough_words_in_order_in_few_signals(tmp_path: 
 def test_the_verbatim_rows_lead_even_a_title_lift_in_their_bm25_order() -> None:
     # the unit legs disagree (no row above 1 / 61), a title lift puts row 3 at 1.7 / 61
     scores = {1: 1 / (RRF_K + 1), 2: 1 / (RRF_K + 2)}
-    request = SearchRequest(query_vector=vector_of("x"), query_text="x")
-    _lift(scores, request, ([3], [], (1, 0)), [5, 4])  # 5 first by BM25
+    _lift(scores, SHIPPED, ([3], [], (1, 0)), [5, 4])  # 5 first by BM25
     order = sorted(scores, key=lambda row: -scores[row])
     assert order == [5, 4, 3, 1, 2]
     assert scores[3] == pytest.approx(CONTAINED_FLOORS["title"] / (RRF_K + 1))
     # off, or nothing else scored: the floors alone
     off = {1: 1 / (RRF_K + 1)}
-    _lift(off, replace(request, verbatim_rank=None), ([], [], (0, 0)), [])
+    _lift(off, Variant(verbatim_rank=None), ([], [], (0, 0)), [])
     assert off == {1: 1 / (RRF_K + 1)}
     alone: dict[int, float] = {}
-    _lift(alone, request, ([], [], (0, 0)), [7])
+    _lift(alone, SHIPPED, ([], [], (0, 0)), [7])
     assert alone == {7: CONTAINED_FLOORS["passage"] / (RRF_K + 1)}
     with pytest.raises(ValueError, match="from 1"):
-        _lift({1: 0.1}, replace(request, verbatim_rank=0), ([], [], (0, 0)), [7])
+        _lift({1: 0.1}, Variant(verbatim_rank=0), ([], [], (0, 0)), [7])
 
 
 def test_the_verbatim_rule_keeps_to_the_filters(index: SearchIndex) -> None:
@@ -451,8 +451,8 @@ def test_demo_a_line_from_the_middle_finds_its_post(
         signal_id: str, query: str, vector: np.ndarray, legs: tuple[str, ...] | None = None
     ) -> bool:
         (lifted,) = [r for r in index.contained_legs(query, None)[1] if row_signal[r] == signal_id]
-        extra = {} if legs is None else {"legs": legs}
-        rows = {hit.row for hit in index.search(_request(query, vector, **extra))}
+        variant = SHIPPED if legs is None else Variant(legs=legs)
+        rows = {hit.row for hit in index.search(_request(query, vector), variant)}
         return bool(rows & set(index.copies(lifted).tolist()))
 
     missed = 0
@@ -518,18 +518,18 @@ def test_a_floor_for_a_leg_that_found_one_signal_applies_to_it_alone(index: Sear
     (lifted,) = index.contained_holders(query, None)[1]
     vector = vector_of(query)
 
-    def score_of(request: SearchRequest) -> float:
-        return next(hit.score for hit in index.search(request) if hit.row == lifted)
+    def score_of(request: SearchRequest, variant: Variant = SHIPPED) -> float:
+        return next(hit.score for hit in index.search(request, variant) if hit.row == lifted)
 
     base = SearchRequest(query_vector=vector, query_text=query, diversity_cap=100)
     shipped = score_of(base)
     assert shipped == pytest.approx(CONTAINED_FLOORS["passage"] / (RRF_K + 1))
-    raised = score_of(replace(base, unique_floors=(1.0, 9.0)))
+    raised = score_of(base, Variant(unique_floors=(1.0, 9.0)))
     assert raised == pytest.approx(9.0 / (RRF_K + 1))
     # the phrase names two signals: the one-signal floor leaves it alone
     two = SearchRequest(query_vector=vector_of(PHRASE), query_text=PHRASE, diversity_cap=100)
     assert [(h.row, h.score) for h in index.search(two)] == [
-        (h.row, h.score) for h in index.search(replace(two, unique_floors=(9.0, 9.0)))
+        (h.row, h.score) for h in index.search(two, Variant(unique_floors=(9.0, 9.0)))
     ]
 
 
@@ -543,7 +543,7 @@ def test_a_lift_rank_puts_a_lifted_unit_above_the_fused_list_at_that_rank(
     base = SearchRequest(
         query_vector=vector_of(query), query_text=query, diversity_cap=100, limit=20
     )
-    fused = index.search(replace(base, legs=("lexical", "dense", "title")))
-    first = index.search(replace(base, lift_rank=1))
+    fused = index.search(base, Variant(legs=("lexical", "dense", "title")))
+    first = index.search(base, Variant(lift_rank=1))
     assert {h.row for h in first[: len(lifted)]} == lifted
     assert all(h.score > fused[0].score for h in first[: len(lifted)])
