@@ -12,7 +12,7 @@ MINUTES ?= 20
 DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_settings; print(load_settings().data_dir.resolve())')
 FIND_LINKS := $(wildcard /opt/wheels)
 # the project's packages (compiled to bytecode before the tests run)
-PACKAGES := analytics pipelines serving warehouse fetch demo tests $(wildcard cli)
+PACKAGES := analytics warehouse retrieval fetch readmodel publishing pipelines serving demo cli tests
 
 .DEFAULT_GOAL := help
 .PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test soak

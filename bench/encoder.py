@@ -12,7 +12,7 @@ alike. Torch runs twice: as ``aimi serve`` ran it (torch's default intra-op thre
 core) and with one thread; ONNX Runtime with ``--threads`` (1: as a server worker runs it).
 Reported: per-query latency p50/p90/p99 (one text per call from one client thread,
 tokenization included; p50 also by kind of query), throughput in batches of 8 (concurrent
-searches, as ``serving.query_embedder`` batches them) and of 64, agreement (cosine to the
+searches, as ``retrieval.query_embedder`` batches them) and of 64, agreement (cosine to the
 served torch vectors: median and min), and the load average before and after. The ONNX file
 files come from the model cache (``AIMI_MODEL_CACHE``), exported first when absent.
 """

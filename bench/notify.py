@@ -30,12 +30,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from serving.export import FORMATS, ExportSource, export_files  # noqa: E402
-from serving.static.reuse import SiteWriter  # noqa: E402
-from serving.static.site import SiteData, write_feeds  # noqa: E402
-from serving.store import LoadedSnapshot  # noqa: E402
-from serving.watch import Watchlist, WatchStore, now_text  # noqa: E402
-from serving.webhooks import Policy, deliver  # noqa: E402
+from publishing.export import FORMATS, ExportSource, export_files  # noqa: E402
+from publishing.static.reuse import SiteWriter  # noqa: E402
+from publishing.static.site import SiteData, write_feeds  # noqa: E402
+from publishing.watch import Watchlist, WatchStore, now_text  # noqa: E402
+from publishing.webhooks import Policy, deliver  # noqa: E402
+from readmodel.store import LoadedSnapshot  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import open_current  # noqa: E402
 

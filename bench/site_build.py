@@ -7,8 +7,8 @@ Usage:
 DATA_DIR is a built data dir (a copy: each round publishes three new snapshots into it, and
 pruning keeps five). Each round stages three copies of the current snapshot's tables and
 search files, as the ``snapshot`` asset stages one, and times publishing each as the
-``static_site`` asset does (``pipelines.publishing.publish_staged``: the child interpreter
-writing the site, sealing it into the manifest, switching ``CURRENT``, pruning, the catalog):
+``static_site`` asset does (``pipelines.publishing.publish_staged``: writing the site,
+sealing it into the manifest, switching ``CURRENT``, pruning, the catalog):
 
 - ``full``: no previous site, every page rendered and Pagefind run (what every build did
   before incremental publishing);
@@ -42,7 +42,6 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipelines.publishing import publish_staged, write_static_site  # noqa: E402
-from serving.static.paths import static_file  # noqa: E402
 from warehouse.locks import publish_lock  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import (  # noqa: E402
@@ -50,6 +49,7 @@ from warehouse.snapshot import (  # noqa: E402
     add_files,
     open_current,
     stage_snapshot,
+    static_file,  # noqa: E402
     switch_current,
 )
 from warehouse.tables import refresh_catalog  # noqa: E402

@@ -152,8 +152,8 @@ def make_main(argv: list[str]) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent / "search"))
     from corpus import load_source, perturbed_corpus
 
+    from retrieval.index import build_search_files
     from warehouse.paths import DataDir
-    from warehouse.search_index import build_search_files
     from warehouse.snapshot import open_current, publish_snapshot
 
     started = time.perf_counter()
@@ -225,10 +225,9 @@ def store_main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     import gc
 
-    from serving.static.paths import static_file
-    from serving.store import LoadedSnapshot
+    from readmodel.store import LoadedSnapshot
     from warehouse.paths import DataDir
-    from warehouse.snapshot import current_snapshot_dir
+    from warehouse.snapshot import current_snapshot_dir, static_file
 
     folder = current_snapshot_dir(DataDir(args.data_dir.resolve()))
     assert folder is not None, f"{args.data_dir} has no current snapshot"

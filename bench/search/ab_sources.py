@@ -22,7 +22,7 @@ from engines import FAIR_LEGS, LANCE_CONFIGS, SOURCE_LEGS, Lance, Ours, lance_di
 from run import _queries, _size_dir, _snapshot_dir, _specs
 from threadpoolctl import threadpool_limits
 
-from serving.search import SearchIndex
+from retrieval.engine import SearchIndex
 from warehouse.snapshot import open_snapshot
 
 

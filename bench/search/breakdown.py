@@ -23,7 +23,7 @@ from corpus import FilterValues, filter_specs
 from engines import DEPTH, LIMIT, search_filters
 from threadpoolctl import threadpool_limits
 
-from serving.search import SearchFilters, SearchIndex, SearchRequest
+from retrieval.engine import SearchFilters, SearchIndex, SearchRequest
 from warehouse.snapshot import open_snapshot
 
 CALLS = 100

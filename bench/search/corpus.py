@@ -32,8 +32,8 @@ import polars as pl
 from analytics.copies import copy_of
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SEARCH_UNITS, SIGNALS
+from retrieval.index import VECTORS_FILE
 from warehouse.paths import DataDir
-from warehouse.search_index import VECTORS_FILE
 from warehouse.snapshot import open_current
 from warehouse.tables import read_table
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,15 +23,17 @@ import numpy.typing as npt
 import tantivy
 from corpus import FilterSpec, FloatMatrix
 
-from serving.search import (
+from retrieval.engine import (
     MIN_DEPTH,
     RRF_K,
+    SHIPPED,
     SearchFilters,
     SearchIndex,
     SearchRequest,
+    Variant,
     query_terms,
 )
-from warehouse.search_index import (
+from retrieval.index import (
     ENTITY,
     IVF_FILE,
     LEXICAL_DIR,
@@ -120,9 +122,9 @@ class Ours:
             limit=LIMIT,
             diversity_cap=self.diversity_cap,
         )
-        if not self.shipped:  # shipped: SearchRequest's default legs, all four
-            request = replace(request, legs=self.legs)
-        return [hit.row for hit in self.index.search(request)]
+        # shipped: the engine's own variant, all four legs
+        variant = SHIPPED if self.shipped else Variant(legs=self.legs)
+        return [hit.row for hit in self.index.search(request, variant)]
 
 
 class ExactIndex(SearchIndex):

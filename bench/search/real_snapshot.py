@@ -153,7 +153,7 @@ def _in_process(
     from engines import Ours
     from threadpoolctl import threadpool_limits
 
-    from serving.search import SearchIndex
+    from retrieval.engine import SearchIndex
     from warehouse.paths import DataDir
     from warehouse.snapshot import open_current
 

@@ -100,8 +100,8 @@ def _specs(work: Path, size: int) -> list[FilterSpec]:
 
 
 def prepare(source_dir: Path, work: Path, size: int) -> None:
+    from retrieval.index import build_search_files
     from warehouse.paths import DataDir
-    from warehouse.search_index import build_search_files
     from warehouse.snapshot import publish_snapshot
 
     work.mkdir(parents=True, exist_ok=True)
@@ -171,7 +171,7 @@ def _open_engine(work: Path, size: int, engine: str) -> tuple[Any, dict[str, flo
 
     from engines import FAIR_LEGS, LANCE_CONFIGS, SOURCE_LEGS, BareLoop, Lance, Ours, lance_dir
 
-    from serving.search import SearchIndex
+    from retrieval.engine import SearchIndex
     from warehouse.snapshot import open_snapshot
 
     folder = _snapshot_dir(work, size)
@@ -299,7 +299,7 @@ def exact(work: Path, size: int) -> None:
         search_filters,
     )
 
-    from serving.search import SearchRequest
+    from retrieval.engine import SearchRequest, Variant
     from warehouse.snapshot import open_snapshot
 
     texts, vectors = _queries(work)
@@ -325,10 +325,9 @@ def exact(work: Path, size: int) -> None:
         for text, vector in zip(texts, vectors, strict=True):
             index.forget()
             for key, cap, legs in runs:
-                request = SearchRequest(
-                    vector, text, filters, limit=LIMIT, diversity_cap=cap, legs=legs
-                )
-                entry[key].append([hit.row for hit in index.search(request)])
+                request = SearchRequest(vector, text, filters, limit=LIMIT, diversity_cap=cap)
+                found = index.search(request, Variant(legs=legs))
+                entry[key].append([hit.row for hit in found])
             entry["dense"].append(index.dense_leg(vector, mask, DEPTH)[0])
         reference[spec.name] = entry
         print(f"exact {size} {spec.name}: {entry['allowed']} allowed", flush=True)

@@ -49,7 +49,7 @@ from run import (
 )
 
 from analytics.copies import copy_of, normalized_text
-from serving.search import RRF_K, SearchFilters, SearchIndex, SearchRequest, query_terms
+from retrieval.engine import RRF_K, SearchFilters, SearchIndex, SearchRequest, query_terms
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
 from warehouse.snapshot import open_current

@@ -1,4 +1,4 @@
-"""Search quality: the lexical leg, the dense leg and hybrid fusion of ``serving.search``, scored
+"""Search quality: the lexical leg, the dense leg and hybrid fusion of ``retrieval.engine``, scored
 on a known-item set and on hand-judged topical queries.
 
 Usage: .venv/bin/python bench/search_quality/run.py [DATA_DIR] [--per-query]
@@ -34,7 +34,8 @@ import numpy as np
 import polars as pl
 
 from analytics.copies import copy_of
-from serving.search import SearchIndex, SearchRequest
+from retrieval.engine import SearchIndex, SearchRequest
+from retrieval.engine import Variant as Ranking
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
 from warehouse.snapshot import OpenedSnapshot, open_current
@@ -45,7 +46,7 @@ K = 10
 DIVERSITY_CAP = 2  # the API default
 BOOTSTRAP_RESAMPLES = 10_000
 LABELS = {"hit": "hit rate", "recall": "recall", "ndcg": "nDCG"}
-# The legs of serving.search: "lexical" is BM25 over the unit text and its signal's title (a
+# The legs of retrieval.engine: "lexical" is BM25 over the unit text and its signal's title (a
 # second field); "title" is the title-match leg and "source" the source legs (issue 30), part of
 # what hybrid fuses.
 SYSTEMS: dict[str, tuple[str, ...]] = {
@@ -168,8 +169,8 @@ class Runner:
                             query_text=query,
                             limit=limit,
                             diversity_cap=DIVERSITY_CAP,
-                            legs=legs,
-                        )
+                        ),
+                        Ranking(legs=legs),
                     )
                 ]
                 for query, vector in zip(queries, vectors, strict=True)

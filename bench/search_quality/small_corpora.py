@@ -168,7 +168,7 @@ def _served(data: DataDir) -> tuple[Any, pl.DataFrame, pl.DataFrame]:
 def score(
     spec: dict[str, Any], work: Path, per_query: Path | None, settings: list[Setting]
 ) -> None:
-    from serving.search import SearchIndex
+    from retrieval.engine import SearchIndex
 
     systems = dict(SYSTEMS)
     for chosen in settings:

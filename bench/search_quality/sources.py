@@ -24,8 +24,8 @@ table it was built from (each signal's complete text: the snapshot serves units,
   defaults: limit 10, diversity cap 2, copies collapsed); the peers when the signal is.
 - Systems: ``today`` the executor before the source legs (unit BM25 with the title field,
   MiniLM over units, title match); ``shipped`` the executor with its defaults; ``source T/P``
-  with the source legs at title floor T and passage floor P (``serving.search.CONTAINED_FLOORS``
-  ships one pair) and the verbatim rule off unless named (``serving.search.VERBATIM_RANK``);
+  with the source legs at title floor T and passage floor P (``retrieval.engine.CONTAINED_FLOORS``
+  ships one pair) and the verbatim rule off unless named (``retrieval.engine.VERBATIM_RANK``);
   ``source legs alone`` those legs (and the verbatim rule) by themselves; ``BM25/source``
   plain BM25 over "title + text" per signal in tantivy (one field, the index's ``en_stem``
   analyzer, the query's terms OR-ed, stop words dropped); ``BM25+MiniLM/source`` that and
@@ -68,10 +68,11 @@ from run import (
 
 from analytics.copies import copy_of
 from analytics.schema import SIGNALS
-from serving.search import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
+from retrieval.engine import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
+from retrieval.engine import Variant as Ranking
+from retrieval.index import query_analyzer, query_terms
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir
-from warehouse.search_index import query_analyzer, query_terms
 from warehouse.snapshot import open_current
 from warehouse.tables import read_table
 
@@ -287,15 +288,12 @@ def ranked_units(
 ) -> tuple[list[int], float]:
     """Rows of the top ``limit`` and the search's wall time in ms."""
     request = SearchRequest(
-        query_vector=vector,
-        query_text=query,
-        limit=limit,
-        diversity_cap=DIVERSITY_CAP,
-        legs=legs,
+        query_vector=vector, query_text=query, limit=limit, diversity_cap=DIVERSITY_CAP
     )
+    ranking = Ranking(legs=legs)
     if chosen is not None:
-        request = replace(
-            request,
+        ranking = replace(
+            ranking,
             floors=chosen.floors,
             unique_floors=chosen.unique,
             lift_rank=chosen.lift_rank,
@@ -303,7 +301,7 @@ def ranked_units(
             verbatim_slop=chosen.slop,
         )
     started = time.perf_counter()
-    hits = index.search(request)
+    hits = index.search(request, ranking)
     return [hit.row for hit in hits], 1000 * (time.perf_counter() - started)
 
 

@@ -93,7 +93,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     entities = read_table(data, "entities", ENTITIES)
     unit_entities = read_table(data, "unit_entities", UNIT_ENTITIES)
     story_frame = read_table(data, "stories", STORIES)
-    # issue 31's additive fields: each card's story, each claim's corroboration
+    # each card's story, each claim's corroboration
     story_of = dict(
         story_frame.select("story_id", pl.col("signal_ids").alias("signal_id"))
         .explode("signal_id")
@@ -133,7 +133,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             # the counts behind each label's test, and its raw p-value, which the site shows
             "entity_trends": with_raw_p_values(read_stored(data, "entity_trends")),
             "theme_trends": with_raw_p_values(read_stored(data, "theme_trends")),
-            # issue 31: what /v1/stories serves
+            # what /v1/stories serves
             "stories": render_stories(story_frame, signal_frame, entities),
         },
         as_of=aimi.clock(),
