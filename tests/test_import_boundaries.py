@@ -1,12 +1,12 @@
 """Who may import whom (docs/design.md §2). The packages stand in layers, and a package imports
 only packages of lower layers: analytics is pure; warehouse does the I/O and reads only
 analytics' schemas; retrieval is search (its index build and its engine) and fetch, beside it,
-the source fetcher (it writes inbox files and ingests them through warehouse); readmodel is the loaded
-snapshot and the answers; publishing writes what a snapshot publishes (the static site, feeds,
-JSON tree, export) and delivers webhooks; pipelines (Dagster) and serving (the read-only API) stand
-side by side and never import each other; cli (the ``aimi`` command line) is the one package that
-imports every other, and the only one that imports demo (the generated corpus, which reads only
-analytics' schemas); nothing imports cli."""
+the source fetcher (it writes inbox files and ingests them through warehouse); readmodel is the
+loaded snapshot and the answers; publishing writes what a snapshot publishes (the static site,
+feeds, JSON tree, export) and delivers webhooks; pipelines (Dagster) and serving (the read-only
+API) stand side by side and never import each other; cli (the ``aimi`` command line) is the one
+package that imports every other, and the only one that imports demo (the generated corpus,
+which reads only analytics' schemas); nothing imports cli."""
 
 from __future__ import annotations
 
