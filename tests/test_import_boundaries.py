@@ -156,9 +156,11 @@ def test_the_layers_read_as_the_design_says() -> None:
         "analytics",
         "warehouse",
         "retrieval",
+        "fetch",
         "readmodel",
         "publishing",
     }
     assert ALLOWED["serving"] == ALLOWED["pipelines"]
-    assert ALLOWED["readmodel"] == {"analytics", "warehouse", "retrieval"}
+    assert ALLOWED["readmodel"] == {"analytics", "warehouse", "retrieval", "fetch"}
+    assert ALLOWED["fetch"] == {"analytics", "warehouse"}
     assert ALLOWED["cli"] == set(OURS) - {"cli"}

@@ -12,6 +12,7 @@ PACKAGES = (
     "analytics",
     "warehouse",
     "retrieval",
+    "fetch",
     "readmodel",
     "publishing",
     "pipelines",

@@ -13,6 +13,7 @@ PACKAGES = (
     "analytics",
     "warehouse",
     "retrieval",
+    "fetch",
     "readmodel",
     "publishing",
     "pipelines",
