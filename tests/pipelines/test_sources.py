@@ -4,6 +4,7 @@ materialization's counts and failures, a feed that cannot be read failing its pa
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ import pytest
 from fetch.sources import Source, add_source, remove_source, sources_path
 from fetch.state import FetchState, LastRun
 from pipelines import resources
+from pipelines.build import DAGSTER_YAML
 from pipelines.definitions import defs
 from pipelines.defs.automation.jobs import inbox_fingerprint, inbox_sensor
 from pipelines.defs.automation.sources import (
@@ -414,3 +416,19 @@ def test_a_run_that_recorded_no_fetch_is_retried_one_interval_later() -> None:
     assert keys[0] == keys[1] == keys[2] != keys[3]
     never = due_run_key(source, None, due)
     assert never.startswith("fetch:s:never:")
+
+
+def test_the_run_queue_holds_fetch_runs_to_one_per_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repository's dagster.yaml (what `make dagster` and `aimi build` use) limits the
+    runs that carry the sensor's host tag to one per host, whatever max_concurrent_runs."""
+    home = tmp_path / "dagster"
+    home.mkdir()
+    shutil.copyfile(DAGSTER_YAML, home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    with dg.DagsterInstance.get() as made:
+        limits = made.get_concurrency_config().run_queue_config.tag_concurrency_limits
+    assert {"key": FETCH_HOST_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1} in (
+        limits
+    )
