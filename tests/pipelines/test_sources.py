@@ -428,7 +428,9 @@ def test_the_run_queue_holds_fetch_runs_to_one_per_host(
     shutil.copyfile(DAGSTER_YAML, home / "dagster.yaml")
     monkeypatch.setenv("DAGSTER_HOME", str(home))
     with dg.DagsterInstance.get() as made:
-        limits = made.get_concurrency_config().run_queue_config.tag_concurrency_limits
+        queue = made.get_concurrency_config().run_queue_config
+    assert queue is not None
+    limits = queue.tag_concurrency_limits
     assert {"key": FETCH_HOST_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1} in (
         limits
     )
