@@ -244,13 +244,31 @@ def test_a_feed_that_cannot_be_read_fails_its_partition_with_the_reason(
     [failure] = [e for e in result.all_events if e.is_step_failure]
     data_ = failure.step_failure_data
     assert data_ is not None and data_.user_failure_data is not None
-    assert "the feed could not be read" in (data_.user_failure_data.description or "")
+    assert "the source could not be read: broken: feed" in (data_.user_failure_data.description or "")
     metadata = {k: v.value for k, v in data_.user_failure_data.metadata.items()}
     assert "404" in str(metadata["error"]) and metadata["items"] == 0
     # the attempt is recorded: the source is due again a day later, not on the next tick
     with FetchState(data) as state:
         last = state.last_run("broken")
     assert last is not None and last.error
+
+
+def test_a_sitemap_only_source_whose_sitemaps_cannot_be_read_fails_its_partition(
+    tmp_path: Path, site: Site, instance: dg.DagsterInstance
+) -> None:
+    data = DataDir(tmp_path / "data")
+    add_source(
+        data,
+        Source(name="maps", url=site.base + "/", sitemaps=(site.base + "/sitemap.xml",)),
+    )
+    instance.add_dynamic_partitions(SOURCE_PARTITIONS_NAME, ["maps"])
+    result = _materialize(data, instance, "maps")
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.is_step_failure]
+    data_ = failure.step_failure_data
+    assert data_ is not None and data_.user_failure_data is not None
+    error = str(data_.user_failure_data.metadata["error"].value)
+    assert error.startswith("maps: sitemap " + site.base + "/sitemap.xml") and "404" in error
 
 
 def test_a_partition_whose_source_was_removed_fails_and_names_it(

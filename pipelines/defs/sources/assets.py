@@ -44,6 +44,17 @@ def fetch_host(source: Source) -> str:
     return urlsplit(source.feed or (source.sitemaps or (source.url,))[0]).hostname or "unknown"
 
 
+def unreadable(source: Source, report: SourceReport) -> str | None:
+    """Why nothing of the source could be listed, or ``None``: its feed could not be read, or
+    (a source without a feed) none of its sitemaps could. Items that fail are not this."""
+    if report.error:
+        return report.error
+    failed = {f.url: f.reason for f in report.failed}
+    if not source.feed and source.sitemaps and all(s in failed for s in source.sitemaps):
+        return "; ".join(f"sitemap {s}: {failed[s]}" for s in source.sitemaps)
+    return None
+
+
 def failures_table(report: SourceReport) -> dg.TableMetadataValue:
     """The items that failed, URL and reason (``transient``: a timeout or a server error,
     tried again on the next fetch; otherwise tried again only when the feed says the item
@@ -83,7 +94,7 @@ def source_metadata(
         "updated": report.updated,
         "unchanged": report.unchanged,
         "failed": len(report.failed),
-        "error": report.error or "",
+        "error": unreadable(source, report) or "",
         "failures": failures_table(report),
         "inbox": dg.MetadataValue.path(str(source_folder(data, source.name))),
     }
@@ -134,8 +145,8 @@ def fetched_items(context: AssetExecutionContext, fetch: FetchResource) -> None:
     # ingest=False: the files land in the inbox and the inbox sensor's refresh ingests them,
     # so `sources` keeps one writer and a fetch never waits for (or delays) a build
     report = FetchRun(data, settings=load_settings(), progress=False).run(chosen, ingest=False)
-    context.log.info(report.summary())
-    unreadable: list[str] = []
+    context.log.info("%s", report.summary())
+    dead: list[str] = []
     failed_metadata: dict[str, dg.RawMetadataValue] = {}
     for source, part in zip(chosen, report.sources, strict=True):
         context.log.info(
@@ -157,21 +168,22 @@ def fetched_items(context: AssetExecutionContext, fetch: FetchResource) -> None:
                 MAX_FAILURE_ROWS,
             )
         metadata = source_metadata(data, source, part, report)
-        if part.error:
-            unreadable.append(f"{source.name}: {part.error}")
-            context.log.error("%s: %s", source.name, part.error)
+        why = unreadable(source, part)
+        if why:
+            dead.append(f"{source.name}: {why}")
+            context.log.error("%s: %s", source.name, why)
             failed_metadata = metadata
         context.add_asset_metadata(metadata, partition_key=source.name)
-    if unreadable:
+    if dead:
         # the partition fails (red in the UI, the run failed); its last good materialization
         # stays, and the source is due again one interval after this attempt
         raise dg.Failure(
-            description="the feed could not be read: " + "; ".join(unreadable),
+            description="the source could not be read: " + "; ".join(dead),
             # one source's run (the sensor's, a partition materialized by hand): its counts
             # and failures, shown on the failed step
             metadata={
-                **(failed_metadata if len(unreadable) == 1 else {}),
-                "error": "; ".join(unreadable),
+                **(failed_metadata if len(dead) == 1 else {}),
+                "error": "; ".join(dead),
             },
             allow_retries=False,
         )
