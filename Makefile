@@ -68,17 +68,17 @@ test-fast: setup  ## the inner loop: every test that needs no demo snapshot and 
 scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/scale_test.py
+	$(BIN)/python -m tests.harness.scale_out
 
 fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store before and during a transfer, a tampered snapshot, a killed publish, a full disk, a killed build, hostile clients), then a secrets scan; a line per case (CASES=redis,hostile for some; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/fault_test.py $(if $(CASES),--cases $(CASES))
+	$(BIN)/python -m tests.harness.fault_matrix $(if $(CASES),--cases $(CASES))
 
 soak: setup  ## 20 minutes of mixed keyed traffic through nginx with a publish due every 2 minutes (an overrun skips the next): RSS and open files of every server process per minute, 0 failed requests (not in CI; MINUTES=3 for a short run; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/soak.py --minutes $(MINUTES)
+	$(BIN)/python -m tests.harness.soak --minutes $(MINUTES)
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .

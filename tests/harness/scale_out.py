@@ -17,7 +17,7 @@ build with AIMI_SNAPSHOT_STORE does; ``--publish copy`` writes a copy of the cur
 under a new id and pushes it (seconds, for the test suite).
 
 The arrangement itself (starting the store, Redis, the replicas and nginx; the load) is
-scripts/arrangement.py, which the fault-injection matrix (scripts/fault_test.py) shares. Every
+tests/harness/arrangement.py, which the fault-injection matrix (fault_matrix.py) shares. Every
 process it starts is stopped on exit; all traffic stays on 127.0.0.1, bounded in count and
 time.
 """
@@ -33,11 +33,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from scripts import arrangement  # noqa: E402
-from scripts.arrangement import (  # noqa: E402
+from tests.harness import arrangement  # noqa: E402
+from tests.harness.arrangement import (  # noqa: E402
     Arrangement,
     Failed,
     Load,
@@ -211,7 +211,7 @@ def _watch_pointer(store: ObjectStore, first: str, build: Process) -> tuple[floa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="scripts/scale_test.py", description=__doc__.split("\n\n")[0]
+        prog="tests/harness/scale_out.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--publish",

@@ -1,5 +1,5 @@
 """The bounded soak (issue 34; `make soak`, not in CI nor in `make test`; docs/deployment.md):
-the fault test's arrangement (scripts/arrangement.py: moto's S3 server, redis-server with a
+the fault test's arrangement (tests/harness/arrangement.py: moto's S3 server, redis-server with a
 password, two `aimi serve` replicas behind nginx), then ``--minutes`` of mixed keyed traffic
 through nginx — search, trending lists, entity profiles, the change feed, stories, signal
 details — with a publish on a fixed schedule: one as the traffic starts and one every
@@ -35,12 +35,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from scripts.arrangement import (  # noqa: E402
+from tests.harness.arrangement import (  # noqa: E402
     Arrangement,
     Credentials,
     Failed,
@@ -51,7 +51,7 @@ from scripts.arrangement import (  # noqa: E402
     note,
     run_folder,
 )
-from scripts.fault_test import Run  # noqa: E402
+from tests.harness.fault_matrix import Run  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot_history import prune  # noqa: E402
 
@@ -298,7 +298,9 @@ def soak(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scripts/soak.py", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="tests/harness/soak.py", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument(
         "--minutes", type=int, default=20, help="how long the traffic runs (default: 20)"
     )

@@ -1,6 +1,6 @@
 """The scale-out arrangement of docs/deployment.md on one machine, over loopback, shared by the
-scale-out test (scripts/scale_test.py, `make scale-test`), the fault-injection matrix
-(scripts/fault_test.py, `make fault-test`) and the soak (scripts/soak.py, `make soak`): moto's
+scale-out test (scale_out.py, `make scale-test`), the fault-injection matrix
+(fault_matrix.py, `make fault-test`) and the soak (soak.py, `make soak`): moto's
 S3 server as the object store, a redis-server for the rate limits, ``aimi serve`` replicas with
 empty data dirs, and nginx in front of them (deploy/nginx.conf.template); plus the bounded load
 the scripts put through nginx, the tools the fault test needs to break things (kill and restart
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

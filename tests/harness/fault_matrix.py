@@ -1,5 +1,5 @@
 """The fault-injection matrix (issue 34; `make fault-test`, docs/deployment.md): the scale-out
-arrangement of scripts/arrangement.py — moto's S3 server, redis-server, two `aimi serve`
+arrangement of tests/harness/arrangement.py — moto's S3 server, redis-server, two `aimi serve`
 replicas behind nginx — run with credentials configured (a Redis password, S3 keys, an admin
 secret, all random per run), and one component at a time broken under a bounded load through
 nginx (4 clients, 100 requests/s with the dev key, over signals, the change feed, themes,
@@ -63,7 +63,7 @@ socket errors, its own checks' figures, and what the data dirs and the store hol
 which is asserted (``after_checks``): no temporary folder, one snapshot named everywhere, and
 ``STORE_ADDS`` snapshots more on the store. Exit status 0 when every case holds, 1 when one
 fails (the run's logs are kept under ``--work``), 2 when nginx or redis-server is missing. A
-snapshot for the builder as scripts/scale_test.py does (``--builder``, else the demo built once
+snapshot for the builder as tests/harness/scale_out.py does (``--builder``, else the demo built once
 into WORK/builder).
 """
 
@@ -88,12 +88,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from analytics.schema import CHANGE_STATE  # noqa: E402
-from scripts import arrangement  # noqa: E402
-from scripts.arrangement import (  # noqa: E402
+from tests.harness import arrangement  # noqa: E402
+from tests.harness.arrangement import (  # noqa: E402
     AIMI,
     Arrangement,
     Credentials,
@@ -1716,7 +1716,7 @@ def fault_test(args: argparse.Namespace) -> list[Outcome]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="scripts/fault_test.py", description=__doc__.split("\n\n")[0]
+        prog="tests/harness/fault_matrix.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--cases",
