@@ -2,8 +2,8 @@
 
 A signal gets a label on an axis when the embedding similarity of its title and leading text to
 the label's description, plus weighted keyword evidence, clears a threshold tuned on data
-(``bench/themes_quality.py``). Only the canonical labels ever leave this module: shorthands such
-as ``C&I`` are unknown labels whose error names the canonical one.
+(``bench/analytics/quality/themes.py``). Only the canonical labels ever leave this module:
+shorthands such as ``C&I`` are unknown labels whose error names the canonical one.
 
 The labels are the contract and are written here; the descriptions and keywords tagging matches
 them on are data (``registry/themes.yaml``, loaded and checked by
@@ -331,7 +331,8 @@ class ThemeTaxonomy:
 
 @dataclass(frozen=True)
 class TaggingParams:
-    """Thresholds of ``tag_themes`` (tuned in ``bench/themes_quality.py``; see docs/quality.md).
+    """Thresholds of ``tag_themes`` (tuned in ``bench/analytics/quality/themes.py``; see
+    docs/quality.md).
 
     A label's score is ``similarity + keyword_weight * min(evidence, evidence_cap)`` where
     ``similarity`` is the cosine between the signal and the label's closest description

@@ -92,6 +92,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from analytics.schema import CHANGE_STATE  # noqa: E402
+from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
 from tests.harness import arrangement  # noqa: E402
 from tests.harness.arrangement import (  # noqa: E402
     AIMI,
@@ -107,7 +108,6 @@ from tests.harness.arrangement import (  # noqa: E402
     spend_quota,
     unsafe_in_answer,
 )
-from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE  # noqa: E402
 from warehouse.locks import file_lock  # noqa: E402
 from warehouse.paths import DataDir  # noqa: E402
 from warehouse.snapshot import (  # noqa: E402
