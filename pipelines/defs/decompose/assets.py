@@ -309,7 +309,7 @@ def _units_metadata(
     rejections: pl.DataFrame,
     decomposer: DecomposerChoice,
     chunks: int,
-) -> dict[str, dg.RawMetadataValue]:
+) -> "dict[str, dg.RawMetadataValue]":  # a name only type checkers see
     unit_frame = reviewed.units
     by_role = unit_frame.group_by("role").len().sort("role")
     metadata: dict[str, dg.RawMetadataValue] = {

@@ -161,7 +161,7 @@ def _story_of(story_frame: pl.DataFrame) -> dict[str, str]:
 
 def _snapshot_metadata(
     published: Published, units: int, signals: int
-) -> dict[str, dg.RawMetadataValue]:
+) -> "dict[str, dg.RawMetadataValue]":  # a name only type checkers see
     opened, served = published.snapshot, published.served
     weekly = (
         served.group_by(pl.col("published_at").dt.truncate("1w").alias("week"))
