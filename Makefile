@@ -132,7 +132,7 @@ PANDAS ?=
 NEED_AINEWS = @test -f $(AINEWS_DIR)/snapshots/CURRENT || { echo "no build in $(AINEWS_DIR): run make bench-data" >&2; exit 1; }
 NEED_DEMO = @test -f $(DEMO_DIR)/snapshots/CURRENT || { AIMI_DATA_DIR=$(DEMO_DIR) $(BIN)/aimi demo-data --if-absent && AIMI_DATA_DIR=$(DEMO_DIR) $(BIN)/aimi build --demo; }
 
-bench-data: setup  ## ingest AINews 2024 + 2025 from SHARED_DATA into AINEWS_DIR and build it at as_of 2026-01-01 (about 20 minutes of CPU)
+bench-data: setup  ## ingest AINews 2024 + 2025 from SHARED_DATA into AINEWS_DIR and build it at as_of 2026-01-01 (a cold build took 917 s before the search stage existed: docs/quality.md)
 	$(BIN)/aimi ingest --data-dir $(AINEWS_DIR) $(SHARED_DATA)/ainews/ainews-2024.jsonl $(SHARED_DATA)/ainews/ainews-2025.jsonl
 	$(BIN)/aimi build --data-dir $(AINEWS_DIR) --as-of 2026-01-01
 
@@ -141,7 +141,7 @@ bench-search: setup  ## search quality on AINEWS_DIR (hit rate, recall, nDCG@10 
 	$(BIN)/python -m bench.search.quality.run $(AINEWS_DIR)
 	$(BIN)/python -m bench.search.speed.encoder
 
-bench-stories: setup  ## story ids across a rebuild (~10 s), then precision and recall against the judged event pairs per year, on AINEWS_DIR (embeds TITLE_TEXT first when missing: ~20 min)
+bench-stories: setup  ## story ids across a rebuild (~10 s), then precision and recall against the judged event pairs per year, on AINEWS_DIR (embeds TITLE_TEXT first when missing: 1,283 s when last measured)
 	$(NEED_AINEWS)
 	$(BIN)/python -m bench.stories.ids --warehouse $(AINEWS_DIR)/warehouse
 	@test -f $(TITLE_TEXT) || $(BIN)/python -m bench.stories.embed_cache --warehouse $(AINEWS_DIR)/warehouse --out $(TITLE_TEXT)
@@ -153,12 +153,12 @@ bench-entities: setup  ## mention linking (CrossNER-AI, AINews labels) and disco
 	$(NEED_AINEWS)
 	$(BIN)/python -m bench.entities.quality.profile_recount $(AINEWS_DIR)
 
-bench-analytics: setup  ## the trend and co-occurrence stage on 1M synthetic signals (against pandas with PANDAS=DIR), theme tagging and unit extraction quality on SHARED_DATA (~15 min)
+bench-analytics: setup  ## the trend and co-occurrence stage on 1M synthetic signals (against pandas with PANDAS=DIR), theme tagging (about 6 min) and unit extraction quality on SHARED_DATA
 	$(if $(PANDAS),PYTHONPATH=$(PANDAS)) $(BIN)/python -m bench.analytics.speed.run --signals 1000000 $(if $(PANDAS),,--no-pandas)
 	$(BIN)/python -m bench.analytics.quality.themes $(SHARED_DATA)
 	$(BIN)/python -m bench.analytics.quality.units $(SHARED_DATA)
 
-bench-api: setup  ## requests/s and latency of entities, signals and search under wrk, 1 and 2 workers, against a bare FastAPI app, on the demo build in DEMO_DIR (needs wrk; ~4 min)
+bench-api: setup  ## requests/s and latency of entities, signals and search under wrk, 1 and 2 workers, against a bare FastAPI app, on the demo build in DEMO_DIR (needs wrk; 11 runs of 15 s, plus the demo build the first time)
 	$(NEED_DEMO)
 	$(BIN)/python -m bench.api.speed.run --data-dir $(DEMO_DIR)
 
@@ -167,7 +167,7 @@ bench-build: setup  ## where a cold demo build's time goes, asset by asset (a fr
 	$(BIN)/python -m bench.build.speed.profile --data-dir /tmp/aimi-bench-profile --demo
 	$(BIN)/python -m bench.build.speed.ingest $(SHARED_DATA)/ainews/ainews-2025.jsonl
 
-bench-publishing: setup  ## feeds, bulk export and webhook batches, then the static site's full against incremental renders, on the demo build in DEMO_DIR (~5 min)
+bench-publishing: setup  ## feeds, bulk export and webhook batches, then the static site's full against incremental renders, on the demo build in DEMO_DIR (built the first time)
 	$(NEED_DEMO)
 	$(BIN)/python -m bench.publishing.speed.notify $(DEMO_DIR)
 	rm -rf /tmp/aimi-bench-site && cp -a $(DEMO_DIR) /tmp/aimi-bench-site
