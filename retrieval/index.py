@@ -47,7 +47,7 @@ SPANS_FILE = "spans.npy"
 IVF_MIN_UNITS = 50_000
 # the manifest's ``rows`` when row i is the i-th unit id in code-point order
 ROWS_BY_UNIT_ID = "unit_id"
-IVF_NPROBE = 96  # recall@10 vs exact fusion: 0.978 at 100k, 0.981 at 1M (bench/search)
+IVF_NPROBE = 96  # recall@10 vs exact fusion: 0.978 at 100k, 0.981 at 1M (bench/search/speed)
 TOKENIZER = "en_stem"
 # Dropped from queries, never from the index: tantivy's English stop set (Lucene's, the one
 # Elasticsearch's `english` analyzer uses). At 1M units they made the lexical leg 4x slower

@@ -501,7 +501,7 @@ def test_demo_filters_caps_copies_and_limits_hold_with_the_source_legs(
     assert lifted_any  # the legs spoke under the filter
 
 
-# -- the evaluation options (bench/search_quality/sources.py compares rules with them) ------
+# -- the evaluation options (bench/search/quality/sources.py compares rules with them) ------
 
 
 def test_contained_holders_counts_the_signals_each_leg_found(index: SearchIndex) -> None:
