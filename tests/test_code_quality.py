@@ -44,16 +44,27 @@ def test_tool_is_clean(command: list[str]) -> None:
 
 # -- function length ---------------------------------------------------------------------------
 
-PRODUCT = ("analytics", "warehouse", "pipelines", "serving", "demo", "cli")
+PRODUCT = (
+    "analytics",
+    "warehouse",
+    "retrieval",
+    "fetch",
+    "readmodel",
+    "publishing",
+    "pipelines",
+    "serving",
+    "demo",
+    "cli",
+)
 MAX_LINES = 80  # from the `def` line to the last line of the body, docstring included
 # Functions over the limit in files other engineers are rewriting now; each is shortened there
 # and leaves this list (which only shrinks: an entry that is no longer too long fails the test).
 SHORTENING = {
     "analytics/stories.py": {"cluster_signals", "build_stories"},
     "analytics/corroboration.py": {"claim_links"},
-    "serving/static/site.py": {"pages"},
+    "publishing/static/site.py": {"pages"},
     "cli/watch.py": {"watch_add"},
-    "serving/search.py": {"SearchIndex.__init__"},
+    "retrieval/engine.py": {"SearchIndex.__init__"},
 }
 
 

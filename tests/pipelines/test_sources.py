@@ -244,7 +244,9 @@ def test_a_feed_that_cannot_be_read_fails_its_partition_with_the_reason(
     [failure] = [e for e in result.all_events if e.is_step_failure]
     data_ = failure.step_failure_data
     assert data_ is not None and data_.user_failure_data is not None
-    assert "the source could not be read: broken: feed" in (data_.user_failure_data.description or "")
+    assert "the source could not be read: broken: feed" in (
+        data_.user_failure_data.description or ""
+    )
     metadata = {k: v.value for k, v in data_.user_failure_data.metadata.items()}
     assert "404" in str(metadata["error"]) and metadata["items"] == 0
     # the attempt is recorded: the source is due again a day later, not on the next tick

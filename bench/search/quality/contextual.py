@@ -49,8 +49,6 @@ from bench.search.quality.run import (
     ndcg_at,
     paired_interval,
 )
-
-from analytics.copies import copy_of, normalized_text
 from retrieval.engine import RRF_K, SearchFilters, SearchIndex, SearchRequest, query_terms
 from warehouse.embeddings import load_minilm
 from warehouse.paths import DataDir

@@ -68,9 +68,6 @@ from bench.search.quality.run import (
     topical_scores,
     unjudged_in_top,
 )
-
-from analytics.copies import copy_of
-from analytics.schema import SIGNALS
 from retrieval.engine import RRF_K, VERBATIM_SLOP, SearchIndex, SearchRequest
 from retrieval.engine import Variant as Ranking
 from retrieval.index import query_analyzer, query_terms

@@ -306,7 +306,6 @@ def exact(work: Path, size: int) -> None:
         ExactIndex,
         search_filters,
     )
-
     from retrieval.engine import SearchRequest, Variant
     from warehouse.snapshot import open_snapshot
 
