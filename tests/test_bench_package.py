@@ -20,18 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 # sitecustomize.py is loaded by an interpreter at start-up (PYTHONPATH=bench/suite), not imported
 NOT_IMPORTED = {"bench.suite.sitecustomize"}
-# docs/benchmarks.md, quality.md and decisions.md are being rewritten into reference pages and a
-# dated journal (whose history keeps the commands as they were run); the README, bench/README.md
-# and every other page are held to the current layout
-PAGES = [
-    ROOT / "README.md",
-    BENCH / "README.md",
-    *(
-        page
-        for page in sorted((ROOT / "docs").glob("*.md"))
-        if page.name not in {"benchmarks.md", "quality.md", "decisions.md"}
-    ),
-]
+# the README, bench/README.md and the reference pages are held to the current layout; the dated
+# journal (docs/journal/) and the decision records keep the commands as they were run
+PAGES = [ROOT / "README.md", BENCH / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MODULE_COMMAND = re.compile(r"python3? -m (bench(?:\.\w+)+)")
 PATH_COMMAND = re.compile(r"python3? (bench/[\w/]+\.py)")
 
