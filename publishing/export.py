@@ -19,21 +19,22 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import Any, Literal, get_args, get_origin
 
 import orjson
 import polars as pl
+from pydantic import BaseModel
 
 from analytics.records import iso_utc, parse_timestamp
 from analytics.themes import AXES, THEME_LABELS
 from analytics.trends import MIN_LABELLED, MODES
 from readmodel import service
+from readmodel.models import EntityTrend, ThemeTrend, TrendingTrend
 from readmodel.store import LoadedSnapshot
 from warehouse.snapshot import OpenedSnapshot
 
 Format = Literal["parquet", "csv", "jsonl"]
 FORMATS: tuple[Format, ...] = get_args(Format)
-EXPORT_DIR = "export"  # in the static tree: site/export/
 README_FILE = "README.md"
 INDEX_FILE = "index.json"
 
@@ -115,6 +116,26 @@ CORROBORATION = pl.Struct(
     }
 )
 STORY_COUNT = "stories (`stories`) holding a signal that carries it"
+
+
+_DTYPES: dict[type, pl.DataType] = {
+    float: pl.Float64(),
+    int: pl.Int64(),
+    str: pl.String(),
+    bool: pl.Boolean(),
+}
+
+
+def _dtype_of(annotation: Any) -> pl.DataType:
+    if get_origin(annotation) is list:
+        return pl.List(_dtype_of(get_args(annotation)[0]))
+    return _DTYPES[annotation]
+
+
+def struct_of(model: type[BaseModel]) -> pl.Struct:
+    """The column type of an object the API serves: its response model's fields, in order, so
+    the export's columns cannot drift from the API's shape."""
+    return pl.Struct({name: _dtype_of(f.annotation) for name, f in model.model_fields.items()})
 
 
 def _time(moment: datetime) -> str:
@@ -245,15 +266,7 @@ ENTITIES = ExportTable(
         Column("last_seen", UTC_TIME, "latest mention"),
         Column(
             "trend",
-            pl.Struct(
-                {
-                    "share_of_voice": pl.Float64,
-                    "streak": pl.Int64,
-                    "current_week": pl.Int64,
-                    "prior_week": pl.Int64,
-                    "source_diversity": pl.Int64,
-                }
-            ),
+            struct_of(EntityTrend),
             "share of voice (last 4 weeks), growth streak, last two weeks, source domains",
         ),
         Column("scale", pl.String(), "`Large`, `Medium` or `Small`"),
@@ -281,14 +294,7 @@ THEMES_TABLE = ExportTable(
         Column("signal_count", pl.Int64(), "signals carrying it"),
         Column(
             "trend",
-            pl.Struct(
-                {
-                    "share_of_voice": pl.Float64,
-                    "streak": pl.Int64,
-                    "current_week": pl.Int64,
-                    "prior_week": pl.Int64,
-                }
-            ),
+            struct_of(ThemeTrend),
             "share of voice (last 4 weeks), growth streak, last two weeks",
         ),
         *(Column(label, pl.String(), f"`{label}` label") for label in LABELS),
@@ -317,20 +323,7 @@ TRENDS = ExportTable(
         Column("last_seen", UTC_TIME, "latest mention"),
         Column(
             "trend",
-            pl.Struct(
-                {
-                    "momentum_wow": pl.Float64,
-                    "momentum_4w": pl.Float64,
-                    "acceleration": pl.Float64,
-                    "z_score": pl.Float64,
-                    "persistence": pl.Float64,
-                    "share_of_voice": pl.Float64,
-                    "share_of_voice_history": pl.List(pl.Float64),
-                    "streak": pl.Int64,
-                    "current_week": pl.Int64,
-                    "prior_week": pl.Int64,
-                }
-            ),
+            struct_of(TrendingTrend),
             "the trend metrics (docs/design.md §7); `share_of_voice_history` oldest week first",
         ),
         *_mixes(),

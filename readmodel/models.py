@@ -307,17 +307,24 @@ _TREND_WINDOW = (
 )
 
 
+# The trend numbers a theme, an entity and a trending item share, each declared once.
+ShareOfVoice = Annotated[
+    float, Field(description="Share of all signals over the trailing 4 complete weeks, 0 to 1.")
+]
+Streak = Annotated[
+    int, Field(description="Consecutive weeks of growth ending at the last complete week (0–11).")
+]
+CurrentWeek = Annotated[int, Field(description="Signals in the last complete Monday–Sunday week.")]
+PriorWeek = Annotated[int, Field(description="Signals in the week before it.")]
+
+
 class ThemeTrend(BaseModel):
     """Trend numbers over the rolling 12-week window of complete Monday–Sunday weeks."""
 
-    share_of_voice: float = Field(
-        description="Share of all signals over the trailing 4 complete weeks, 0 to 1."
-    )
-    streak: int = Field(
-        description="Consecutive weeks of growth ending at the last complete week (0–11)."
-    )
-    current_week: int = Field(description="Signals in the last complete Monday–Sunday week.")
-    prior_week: int = Field(description="Signals in the week before it.")
+    share_of_voice: ShareOfVoice
+    streak: Streak
+    current_week: CurrentWeek
+    prior_week: PriorWeek
 
 
 class EntityTrend(ThemeTrend):
@@ -426,17 +433,13 @@ class TrendingTrend(BaseModel):
         "max(standard deviation, 1)."
     )
     persistence: float = Field(description="Share of the 12 weeks with a signal, 0 to 1.")
-    share_of_voice: float = Field(
-        description="Share of all signals over the trailing 4 complete weeks, 0 to 1."
-    )
+    share_of_voice: ShareOfVoice
     share_of_voice_history: list[float] = Field(
         description="12 weekly shares of all signals, oldest first."
     )
-    streak: int = Field(
-        description="Consecutive weeks of growth ending at the last complete week (0–11)."
-    )
-    current_week: int = Field(description="Signals in the last complete Monday–Sunday week.")
-    prior_week: int = Field(description="Signals in the week before it.")
+    streak: Streak
+    current_week: CurrentWeek
+    prior_week: PriorWeek
 
 
 class TrendingItem(Distributions):

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from publishing.export import (
-    EXPORT_DIR,
     FORMATS,
     INDEX_FILE,
     README_FILE,
@@ -21,6 +20,7 @@ from publishing.export import (
     index_body,
     readme,
 )
+from publishing.static.paths import export_path
 from publishing.static.reuse import PreviousSite, SiteWriter
 from publishing.static.site import render_site
 from publishing.static.tree import write_tree
@@ -118,10 +118,10 @@ def write_export(source: ExportSource, writer: SiteWriter) -> tuple[int, int]:
     linked). Returns how many table files there are and their bytes."""
     files = []
     for item in export_files(source, FORMATS):
-        writer.put(f"{EXPORT_DIR}/{item.name}", item.body)
+        writer.put(export_path(item.name), item.body)
         files.append(item)
-    writer.put(f"{EXPORT_DIR}/{README_FILE}", readme())
-    writer.put(f"{EXPORT_DIR}/{INDEX_FILE}", index_body(source, files))
+    writer.put(export_path(README_FILE), readme())
+    writer.put(export_path(INDEX_FILE), index_body(source, files))
     return len(files), sum(len(item.body) for item in files)
 
 

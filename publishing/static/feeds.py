@@ -17,30 +17,11 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from analytics.records import parse_timestamp
-from publishing.static.paths import encode_segment
 
-FEEDS_DIR = "feeds"
 FEED_ENTRIES = 20  # newest signals in each feed
-ALL_FEED = f"{FEEDS_DIR}/all.atom"
 ATOM_TYPE = "application/atom+xml"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CENTRAL_ROLES = ("thesis", "synopsis")
-
-
-def entity_feed_path(entity_id: str) -> str:
-    return f"{FEEDS_DIR}/entities/{encode_segment(entity_id)}.atom"
-
-
-def theme_feed_path(axis: str, label: str) -> str:
-    return f"{FEEDS_DIR}/themes/{axis}/{encode_segment(label)}.atom"
-
-
-def trending_feed_path(mode: str) -> str:
-    return f"{FEEDS_DIR}/trending/{mode}.atom"
-
-
-def story_feed_path(story_id: str) -> str:
-    return f"{FEEDS_DIR}/stories/{encode_segment(story_id)}.atom"
 
 
 @dataclass(frozen=True)

@@ -26,30 +26,33 @@ from analytics.significance import RAW_P_VALUE
 from analytics.themes import AXES, THEME_LABELS, Axis
 from analytics.trends import ALPHA, MIN_LABELLED, MODES, Clock
 from publishing.static import charts
-from publishing.static.feeds import (
+from publishing.static.feeds import ATOM_TYPE, FEED_ENTRIES, Feed, render_feed
+from publishing.static.paths import (
     ALL_FEED,
-    ATOM_TYPE,
-    FEED_ENTRIES,
-    Feed,
+    CSS_FILE,
+    ENTITIES_PAGE,
+    INDEX_PAGE,
+    METHOD_PAGE,
+    SEARCH_PAGE,
     entity_feed_path,
-    render_feed,
-    story_feed_path,
-    theme_feed_path,
-    trending_feed_path,
-)
-from publishing.static.paths import encode_segment
-from publishing.static.reuse import PageKeys, SiteWriter
-from publishing.static.tree import (
     entity_json_path,
+    entity_page,
     signal_json_path,
+    signal_page,
+    story_feed_path,
     story_json_path,
+    story_page,
+    theme_feed_path,
     theme_json_path,
+    theme_page,
+    trending_feed_path,
+    trending_json_path,
 )
+from publishing.static.reuse import PageKeys, SiteWriter
 from readmodel import service
 from readmodel.store import LoadedSnapshot
 from warehouse.snapshot import OpenedSnapshot
 
-CSS_FILE = "site.css"
 LATEST_SIGNALS = 5  # signals shown on an entity or theme page, newest first
 OVERVIEW_ROWS = 10  # rows of each trending list on the overview
 # The overview's "top stories this week" (docs/site.md): stories with a signal in the 7 days up
@@ -65,22 +68,6 @@ MODE_NOTES = {
     "consistent": "active in at least 9 of the 12 weeks",
     "new": "notable within the last 4 complete weeks",
 }
-
-
-def entity_page(entity_id: str) -> str:
-    return f"entities/{encode_segment(entity_id)}.html"
-
-
-def theme_page(axis: str, label: str) -> str:
-    return f"themes/{axis}/{encode_segment(label)}.html"
-
-
-def signal_page(signal_id: str) -> str:
-    return f"signals/{encode_segment(signal_id)}.html"
-
-
-def story_page(story_id: str) -> str:
-    return f"stories/{encode_segment(story_id)}.html"
 
 
 @dataclass(frozen=True)
@@ -166,6 +153,12 @@ def environment() -> Environment:
     )
     env.filters.update(percent=charts.percent, day=_day, p=p_text, counted=charts.counted)
     env.globals.update(
+        index_page=INDEX_PAGE,
+        entities_page=ENTITIES_PAGE,
+        search_page=SEARCH_PAGE,
+        method_page=METHOD_PAGE,
+        css_file=CSS_FILE,
+        trending_json=trending_json_path,
         entity_page=entity_page,
         theme_page=theme_page,
         signal_page=signal_page,
@@ -349,7 +342,7 @@ def pages(data: SiteData) -> Iterator[Page]:
     volume = data.weekly_volume()
     matrix = data.theme_matrix(themes)
     yield Page(
-        "index.html",
+        INDEX_PAGE,
         "overview.html.j2",
         {
             "title": "Market pulse",
@@ -374,10 +367,10 @@ def pages(data: SiteData) -> Iterator[Page]:
             "top_stories": data.top_stories(),
         },
     )
-    yield Page("method.html", "method.html.j2", {"title": "Method"})
-    yield Page("search.html", "search.html.j2", {"title": "Search"})
+    yield Page(METHOD_PAGE, "method.html.j2", {"title": "Method"})
+    yield Page(SEARCH_PAGE, "search.html.j2", {"title": "Search"})
     yield Page(
-        "entities/index.html",
+        ENTITIES_PAGE,
         "entities.html.j2",
         {"title": "Entities", "entities": data.reviewed},
     )
@@ -491,7 +484,7 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
             "urn:aimi:feed:all",
             "aimi: all signals",
             "The newest verified signals about the AI economy.",
-            "index.html",
+            INDEX_PAGE,
         ),
         [data.detail(c["signal_id"]) for c in data.latest_cards(limit=FEED_ENTRIES)],
     )
@@ -509,7 +502,7 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
                 f"urn:aimi:feed:trending:{mode}",
                 f"aimi: trending ({mode})",
                 f"The newest signals about the entities trending ({mode}).",
-                "index.html",
+                INDEX_PAGE,
             ),
             [data.detail(c["signal_id"]) for c in reversed(newest[-FEED_ENTRIES:])],
         )

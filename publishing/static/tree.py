@@ -34,7 +34,16 @@ import orjson
 
 from analytics.themes import AXES, THEME_LABELS
 from analytics.trends import MODES
-from publishing.static.paths import JSON_ROOT, encode_segment
+from publishing.static.paths import (
+    entity_json_path,
+    signal_json_path,
+    story_json_path,
+    story_list_json_path,
+    story_list_page_path,
+    theme_json_path,
+    theme_list_json_path,
+    trending_json_path,
+)
 from publishing.static.reuse import SiteWriter
 from readmodel import service
 from readmodel.store import LoadedSnapshot
@@ -49,23 +58,23 @@ class TreeFile:
 def tree_files(snapshot: LoadedSnapshot) -> Iterator[TreeFile]:
     """Every file of the tree, in a stable order: theme lists, themes, trending, entities,
     signals, story lists, stories."""
-    yield TreeFile(f"{JSON_ROOT}/themes.json", service.list_themes(snapshot, None))
+    yield TreeFile(theme_list_json_path(None), service.list_themes(snapshot, None))
     for axis in AXES:
-        yield TreeFile(f"{JSON_ROOT}/themes/{axis}.json", service.list_themes(snapshot, axis))
+        yield TreeFile(theme_list_json_path(axis), service.list_themes(snapshot, axis))
     for axis in AXES:
         for label in THEME_LABELS[axis]:
             yield TreeFile(theme_json_path(axis, label), service.get_theme(snapshot, axis, label))
     for mode in MODES:
         for limit, suffix in ((service.DEFAULT_LIMIT, ""), (service.MAX_LIMIT, ".limit-50")):
             yield TreeFile(
-                f"{JSON_ROOT}/entities/trending/{mode}{suffix}.json",
+                trending_json_path(mode, suffix),
                 service.trending_entities(snapshot, mode, limit=limit),
             )
     for entity_id in snapshot.entities.entity_ids:
         yield TreeFile(entity_json_path(entity_id), service.entity_profile(snapshot, entity_id))
     for signal_id in snapshot.signal_ids:
         yield TreeFile(signal_json_path(signal_id), service.get_signal(snapshot, signal_id))
-    yield TreeFile(f"{JSON_ROOT}/stories.json", service.list_stories(snapshot))
+    yield TreeFile(story_list_json_path(), service.list_stories(snapshot))
     yield from story_pages(snapshot)
     for story_id in snapshot.stories.story_ids:
         yield TreeFile(story_json_path(story_id), service.get_story(snapshot, story_id))
@@ -83,26 +92,6 @@ def story_pages(snapshot: LoadedSnapshot) -> Iterator[TreeFile]:
         if cursor is None:
             return
         number += 1
-
-
-def story_list_page_path(number: int) -> str:
-    return f"{JSON_ROOT}/stories/pages/{number}.json"
-
-
-def story_json_path(story_id: str) -> str:
-    return f"{JSON_ROOT}/stories/{encode_segment(story_id)}.json"
-
-
-def entity_json_path(entity_id: str) -> str:
-    return f"{JSON_ROOT}/entities/{encode_segment(entity_id)}.json"
-
-
-def signal_json_path(signal_id: str) -> str:
-    return f"{JSON_ROOT}/signals/{encode_segment(signal_id)}.json"
-
-
-def theme_json_path(axis: str, label: str) -> str:
-    return f"{JSON_ROOT}/themes/{axis}/{encode_segment(label)}.json"
 
 
 def write_tree(snapshot: LoadedSnapshot, writer: SiteWriter) -> int:

@@ -16,8 +16,27 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from analytics.records import parse_timestamp
+from analytics.trends import MODES
 from cli.app import app as aimi
-from publishing.export import EXPORT_TABLES, FORMATS, ExportError, ExportSource, checked_rows
+from publishing.export import (
+    EXPORT_TABLES,
+    FORMATS,
+    ExportError,
+    ExportSource,
+    checked_rows,
+    struct_of,
+)
+from readmodel.models import (
+    EntityProfileDetail,
+    EntityTrend,
+    SignalCard,
+    Story,
+    ThemeDetail,
+    ThemeTrend,
+    TrendingItem,
+    TrendingTrend,
+    Unit,
+)
 from readmodel.store import LoadedSnapshot
 from serving.app import create_app
 from tests.serving.conftest import DEV_KEY, make_settings
@@ -244,3 +263,42 @@ def test_export_refuses_a_used_folder_and_an_unknown_format(
         aimi, ["export", str(tmp_path / "new"), "--data-dir", str(tmp_path / "no-data")]
     )
     assert empty.exit_code == 1 and "no snapshot is published yet" in empty.output
+
+
+def test_the_trend_columns_are_the_response_models_fields() -> None:
+    # declared once: a theme's, an entity's and a trending item's trend are the API's models
+    tables = {table.name: table for table in EXPORT_TABLES}
+    for name, model in (
+        ("entities", EntityTrend),
+        ("themes", ThemeTrend),
+        ("trends", TrendingTrend),
+    ):
+        (trend,) = [column for column in tables[name].columns if column.name == "trend"]
+        assert trend.dtype == struct_of(model)
+        assert isinstance(trend.dtype, pl.Struct)
+        assert [field.name for field in trend.dtype.fields] == list(model.model_fields)
+    history = struct_of(TrendingTrend).to_schema()["share_of_voice_history"]
+    assert history == pl.List(pl.Float64)
+
+
+# each exported table and the response model of what the API serves for it; the columns an
+# export adds of its own (the change feed's position, a unit's place, the trending ranks, a
+# story's members and lineage)
+EXPORTED_MODELS = {
+    "signals": (SignalCard, ["change_seq", "changed_at"]),
+    "units": (Unit, ["signal_id", "position"]),
+    "entities": (EntityProfileDetail, []),
+    "themes": (ThemeDetail, []),
+    "trends": (TrendingItem, [f"rank_{mode}" for mode in MODES]),
+    "stories": (Story, ["signals", "merged_from", "split_from"]),
+}
+
+
+def test_each_exported_table_holds_exactly_its_resources_fields() -> None:
+    assert [table.name for table in EXPORT_TABLES] == list(EXPORTED_MODELS)
+    for table in EXPORT_TABLES:
+        model, own = EXPORTED_MODELS[table.name]
+        columns = [column.name for column in table.columns]
+        served = [name for name in columns if name not in own]
+        assert sorted(served) == sorted(model.model_fields), table.name
+        assert set(own) <= set(columns), table.name

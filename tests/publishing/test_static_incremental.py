@@ -20,9 +20,13 @@ import polars as pl
 import pytest
 
 from publishing.static.build import StaticReport, write_static
-from publishing.static.paths import decode_segment
-from publishing.static.site import entity_page, signal_page
-from publishing.static.tree import entity_json_path, signal_json_path
+from publishing.static.paths import (
+    decode_segment,
+    entity_json_path,
+    entity_page,
+    signal_json_path,
+    signal_page,
+)
 from warehouse.paths import DataDir
 from warehouse.snapshot import (
     SITE_DIR,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from publishing.static import paths
 from publishing.static.paths import decode_segment, encode_segment
 
 
@@ -38,3 +41,24 @@ def test_every_id_round_trips_through_one_safe_segment(value: str) -> None:
 def test_what_no_id_encodes_to_is_refused(segment: str) -> None:
     with pytest.raises(ValueError):
         decode_segment(segment)
+
+
+def _path_literals(path: Path) -> list[str]:
+    """The string constants of ``path`` that look like a file of the site."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.search(r".\.(html|atom|json|css)$|^json/|^feeds/|^export/", node.value)
+    ]
+
+
+def test_every_page_and_feed_path_is_written_in_paths_py() -> None:
+    package = Path(paths.__file__).parent
+    modules = [m for m in sorted(package.glob("*.py")) if m.name != "paths.py"]
+    assert modules  # the checker read the package
+    assert [hit for module in modules for hit in _path_literals(module)] == []
+    # and the checker sees such a literal
+    assert _path_literals(Path(paths.__file__))

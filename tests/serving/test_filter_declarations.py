@@ -41,7 +41,7 @@ def _rest_parameters(path: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
 
     document = create_app(make_settings(tmp_path)).openapi()
     parameters = document["paths"][path]["get"]["parameters"]
-    return {p["name"]: p for p in parameters}
+    return {p["name"]: p for p in parameters if p["in"] == "query"}
 
 
 def _mcp_arguments() -> dict[str, dict[str, Any]]:
@@ -93,3 +93,30 @@ def test_the_fast_path_reads_the_filters_as_declared() -> None:
     assert entity.read("x" * entity.max_length) == "x" * entity.max_length
     with pytest.raises(Declined):
         entity.read("x" * (entity.max_length + 1))
+
+
+# what one transport takes and the other does not: REST's deprecated `q` (renamed `keyword`),
+# and MCP's `full` (the whole answer rather than its compact form)
+REST_ONLY = {"/v1/signals": ["q"], "/v1/entities": ["q"]}
+MCP_ONLY = ["full"]
+
+
+@pytest.mark.parametrize(
+    ("path", "tool", "declared"),
+    [
+        ("/v1/signals", "list_signals", SIGNAL_FILTERS),
+        ("/v1/search", "search", {name: SIGNAL_FILTERS[name] for name in SEARCH_FILTERS}),
+        ("/v1/entities", "list_entities", ENTITY_FILTERS),
+        ("/v1/stories", "list_stories", STORY_FILTERS),
+        ("/v1/entities/trending", "get_trending_entities", {}),
+    ],
+)
+def test_a_list_route_and_its_mcp_tool_take_the_same_parameters_in_one_order(
+    path: str, tool: str, declared: dict[str, ListFilter], tmp_path: Path
+) -> None:
+    rest = [
+        name for name in _rest_parameters(path, tmp_path) if name not in REST_ONLY.get(path, [])
+    ]
+    mcp = [name for name in _mcp_arguments()[tool] if name not in MCP_ONLY]
+    assert rest == mcp
+    assert set(declared) <= set(rest)
