@@ -103,7 +103,7 @@ serve: setup  ## serve /v1 from the current snapshot
 	$(BIN)/aimi serve
 
 # the client generator runs in a uv tool environment of its own: it requires typer<0.28, below
-# the project's pin (docs/decisions.md, "The typed Python client")
+# the project's pin (docs/decisions/0058-the-typed-python-client.md)
 OPENAPI_PYTHON_CLIENT := 0.29.1
 client: setup  ## regenerate the typed Python client clients/python/ from the app's OpenAPI document
 	$(BIN)/python clients/dump_openapi.py clients/openapi.json

@@ -94,12 +94,12 @@ NOTABILITY_REASONING = "notability_reasoning"
 # into the reviewed set (analytics.entity_review). One or two mentions before a launch (a
 # rumour, a "coming soon") do not make a model old news when it ships; but a name first heard
 # more than half a year before it became notable is an old name talked about again, not a new
-# one (docs/decisions.md).
+# one (docs/decisions/0032-trend-analytics.md).
 NOTABLE_AT = 3
 NEW_LEAD = timedelta(weeks=26)
 # Entity types whose age a corpus cannot tell: a country or a city first named this month is
 # not a new entity, so places are never `New` (their notable_since is left null); a place
-# talked about more shows as Rising (docs/decisions.md).
+# talked about more shows as Rising (docs/decisions/0029-places-from-gazetteers-never-new.md).
 UNDATED_TYPES = frozenset({"location"})
 
 RISING, STABLE, DECLINING, NEW = "Rising", "Stable", "Declining", "New"
@@ -511,8 +511,9 @@ def undated_keys(entities: pl.DataFrame) -> list[str]:
 
 
 def is_new(clock: Clock) -> pl.Expr:
-    """docs/design.md §7's ``New``, dated by notability (docs/decisions.md): notable (its third
-    signal) from ``start(W-3)`` on, and first seen at most ``NEW_LEAD`` before that. The
+    """docs/design.md §7's ``New``, dated by notability (docs/decisions/0032-trend-analytics.md):
+    notable (its third signal) from ``start(W-3)`` on, and first seen at most ``NEW_LEAD`` before
+    that. The
     ``direction`` label and the ``new`` trending list both use it, so they never disagree."""
     notable = pl.col(NOTABLE_SINCE)
     return (notable >= clock.week_start(-3)) & (notable - pl.col(FIRST_SEEN) <= NEW_LEAD)

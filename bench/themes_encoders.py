@@ -15,8 +15,8 @@ compared with the reference:
 
 - agreement per axis: the share of signals whose label set on that axis is exactly the
   reference's, and the labels per signal;
-- demo: recall of the known force / layer at the default threshold (docs/quality.md, "Tuning
-  the threshold");
+- demo: recall of the known force / layer at the default threshold (docs/journal/2026-11-21.md,
+  "Tuning the threshold");
 - AINews hand-check: the 50 judged signals (``bench/themes_handcheck.json``) whose labels
   differ from the judged ones, and the hand-check share with the candidates' own judgments
   (``bench/themes_handcheck_candidates.json``: ids, labels, verdicts and notes only) for those;

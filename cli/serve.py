@@ -50,7 +50,7 @@ def serve(
     from threadpoolctl import threadpool_limits
 
     # One BLAS thread per server process: with MiniLM and numpy each spreading over the cores,
-    # a search took 95–113 ms instead of 22–28 ms on 2 cores (docs/benchmarks.md). The
+    # a search took 95–113 ms instead of 22–28 ms on 2 cores (docs/journal/2026-11-21.md). The
     # environment variable reaches worker processes, the call this one.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     threadpool_limits(1, user_api="blas")

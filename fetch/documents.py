@@ -286,8 +286,9 @@ def parse_sitemap(body: bytes, url: str) -> Sitemap:
         if tag == "sitemapindex":
             children.append(target)
         else:
-            defaults = {"published_at": _json_date(lastmod)} if _json_date(lastmod) else {}
-            pages.append(Entry(url=target, marker=lastmod.strip(), defaults=defaults))
+            # lastmod says when the page last changed, not when it was published: it moves the
+            # marker, never the signal's date
+            pages.append(Entry(url=target, marker=lastmod.strip()))
     return Sitemap(pages, children)
 
 

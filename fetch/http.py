@@ -23,6 +23,10 @@ from warehouse.settings import Settings
 
 PAGE_TYPES = ("text/html", "application/xhtml+xml")
 FEED_TYPES = (
+    # servers label feeds loosely (text/plain, text/html): the parser decides what it is
+    "text/plain",
+    "text/html",
+    "application/octet-stream",
     "application/rss+xml",
     "application/atom+xml",
     "application/feed+json",
@@ -190,7 +194,8 @@ class _HostGate:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.next_at = 0.0
-        self.delay = 0.0
+        self.delay = 0.0  # robots.txt's Crawl-delay, once read
+        self.last_end = 0.0
 
 
 class PoliteClient:
@@ -215,6 +220,7 @@ class PoliteClient:
         self._gates: dict[str, _HostGate] = {}
         self._robots: dict[str, Protego | None] = {}
         self._robots_errors: dict[str, str] = {}
+        self._robots_reading: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -240,6 +246,14 @@ class PoliteClient:
         with self._lock:
             if origin in self._robots:
                 return self._robots[origin]
+            reading = self._robots_reading.setdefault(origin, threading.Lock())
+        with reading:  # one thread reads it; the others wait for its answer
+            with self._lock:
+                if origin in self._robots:
+                    return self._robots[origin]
+            return self._read_robots(origin, parts.netloc.lower())
+
+    def _read_robots(self, origin: str, host: str) -> Protego | None:
         parsed: Protego | None = None
         error: str | None = None
         try:
@@ -257,8 +271,10 @@ class PoliteClient:
             if parsed is not None:
                 delay = parsed.crawl_delay(self.policy.user_agent)
                 if delay:
-                    gate = self._gates.setdefault(parts.netloc.lower(), _HostGate())
+                    gate = self._gates.setdefault(host, _HostGate())
                     gate.delay = max(gate.delay, float(delay))
+                    # robots.txt itself was the last request: the next waits the crawl delay
+                    gate.next_at = max(gate.next_at, gate.last_end + gate.delay)
         return parsed
 
     def allowed(self, url: str) -> bool:
@@ -346,7 +362,8 @@ class PoliteClient:
             try:
                 return self._send(url, accept, validators)
             finally:
-                gate.next_at = time.monotonic() + max(self.policy.delay_s, gate.delay)
+                gate.last_end = time.monotonic()
+                gate.next_at = gate.last_end + max(self.policy.delay_s, gate.delay)
 
     def _send(
         self, url: str, accept: tuple[str, ...], validators: Validators

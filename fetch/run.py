@@ -43,6 +43,7 @@ from fetch.sources import Source
 from fetch.state import FetchState, LastRun, fetch_dir
 from warehouse.files import atomic_write_bytes
 from warehouse.ingest import IngestReport, ingest_paths
+from warehouse.locks import build_lock
 from warehouse.paths import DataDir
 from warehouse.settings import Settings, load_settings
 
@@ -243,9 +244,12 @@ class FetchRun:
         files = [path for report in reports for path in report.files]
         ingested = None
         if ingest and files:
-            ingested = ingest_paths(
-                self.data, files, skip_unchanged_files=True, progress=self.progress
-            )
+            # the sources table is read, merged and written: never beside a build or another
+            # ingest over the same data dir
+            with build_lock(self.data):
+                ingested = ingest_paths(
+                    self.data, files, skip_unchanged_files=True, progress=self.progress
+                )
         stats = client.stats
         return FetchReport(
             reports,

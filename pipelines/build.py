@@ -5,7 +5,7 @@ dir: both hold ``build.lock``.
 ``aimi build --processes N`` runs the same graph on Dagster's multiprocess executor: every step
 in its own process, N at a time, the per-signal passes split into N chunks (``pipelines.chunks``);
 the launcher holds the build lock for the whole run and the steps check it is still held
-(docs/decisions.md, "A multiprocess build")."""
+(docs/decisions/0068-a-multiprocess-build.md)."""
 
 from __future__ import annotations
 

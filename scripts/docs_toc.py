@@ -4,7 +4,7 @@ with ``--depth 3``), with the anchors GitHub gives those headings. ``tests/test_
 the result: every page over 200 lines opens with a contents list naming all its ``##``
 headings, and every anchor exists.
 
-    python scripts/docs_toc.py docs/decisions.md [--depth 3]
+    python scripts/docs_toc.py docs/journal/2026-11-28.md [--depth 3]
 """
 
 from __future__ import annotations

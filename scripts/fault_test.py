@@ -43,7 +43,7 @@ entities, search and health):
   link to the store is slowed, 0.05 s a chunk), each followed by a rebuild: the pointers
   unmoved, then one snapshot everywhere, nothing
   half-written left, and the change feed without a repeat and with a gap only at numbers the
-  killed build saved (docs/decisions.md, "Change feed"). The line says where each kill landed.
+  killed build saved (docs/decisions/0066-change-feed.md). The line says where each kill landed.
 - ``hostile``: through nginx, beside the load: a 64 KiB header (400), a 1 MB query string
   (414), 200 slowloris heads and 200 stalled bodies (cut within 15 s), 10,000 distinct invalid
   keys from a process of their own at nice 19 (401; the replicas' RSS and open files before and
@@ -141,7 +141,7 @@ RETRY_AFTER = "5"  # what docs/deployment.md promises while Redis is unreachable
 STORE_DOWN_SECONDS = 6.0  # how long the replicas are kept from a published snapshot
 CONVERGE_LIMIT = 30.0  # seconds from the store returning to every replica serving its snapshot
 # a real build's snapshot: new tables and pages to pull (the demo's whole snapshot, 8,374 files,
-# took 11-15 s alone; docs/benchmarks.md), on a loaded machine
+# took 11-15 s alone; docs/journal/2026-11-27.md), on a loaded machine
 BUILD_CONVERGE_LIMIT = 120.0
 # how long a build may take to reach the step a kill aims at: at nice 19 on the shared 2 cores
 # (load average 20) the demo's took over 10 minutes
@@ -874,7 +874,7 @@ def _check_feed(
 ) -> str:
     """The change feed after a failed or killed build and the rebuild that followed, against
     the one served ``before`` (signal -> number) and the numbers the failed run saved
-    (``saved``, read from ``change_state`` right after it). docs/decisions.md "Change feed":
+    (``saved``, read from ``change_state`` right after it). docs/decisions/0066-change-feed.md:
     numbers are saved before the snapshot goes live, so a failed publish may leave a gap,
     never a number given twice. Checked: every served number once; a number served before
     names the same signal after; the new numbers run on from the highest served before, with
@@ -1147,7 +1147,7 @@ def case_build_kill(run: Run, outcome: Outcome) -> None:
     each followed by a rebuild. Checked: the local pointer never ahead of the store's, the
     store's only on a stored manifest (both unmoved by the kill in all four points), then one
     snapshot everywhere, nothing half-written left, and the change feed without a repeat and
-    with a gap only at numbers the killed build saved (docs/decisions.md, "Change feed")."""
+    with a gap only at numbers the killed build saved (docs/decisions/0066-change-feed.md)."""
     parts = run.parts
     store = parts.store
     assert store is not None

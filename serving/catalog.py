@@ -135,7 +135,8 @@ class EntityCatalog:
         mask = self.signal_count >= query.min_signals
         if query.min_signals >= 2:
             # The default list is the human-reviewed set; min_signals=1 opens it to
-            # unreviewed discovered names too (docs/decisions.md).
+            # unreviewed discovered names too
+            # (docs/decisions/0028-the-reviewed-set-and-aimi-entities-review.md).
             mask &= self.reviewed
         if query.type is not None:
             mask &= self.types == query.type

@@ -9,10 +9,10 @@ The resources' answer is bytes the snapshot already holds, so routing and depend
 FastAPI cost several times the work itself (bench/api measured 957 requests/s against 3,888 for
 a bare FastAPI endpoint, with our code about 6% of the profile). A search's own work runs off the
 event loop, but FastAPI's ~2 ms of Python per request runs on it, and under 8 concurrent
-clients that queue is the tail latency (docs/benchmarks.md). This pure ASGI middleware answers
-them directly: the same key check and rate limit (``serving.auth``), the same snapshot, the same
-service function as the routes, and the same error bodies. Anything else, including a query
-string it does not take whole (another parameter, a repeated one, a value not in the form the
+clients that queue is the tail latency (docs/journal/2026-11-25.md). This pure ASGI middleware
+answers them directly: the same key check and rate limit (``serving.auth``), the same snapshot,
+the same service function as the routes, and the same error bodies. Anything else, including a
+query string it does not take whole (another parameter, a repeated one, a value not in the form the
 route reads back unchanged) or a path the routes would reject, goes on to FastAPI unchanged;
 the routes stay declared there for validation and the OpenAPI document.
 ``tests/serving/test_fastpath.py`` checks that both ways give the same answers.

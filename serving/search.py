@@ -75,17 +75,17 @@ RRF_K = 60
 MIN_DEPTH = 100
 # Each leg's weight in the fused score, w / (RRF_K + rank).
 LEG_WEIGHTS = {"lexical": 1.0, "dense": 1.0, "title": 1.0}
-# The source legs (docs/quality.md, "Whole sources": chosen on the partial-query sets' choosing
-# half, checked on the held-out half and the known-item and topical sets): when the query's
-# terms all occur in the titles of at most CONTAINED_MAX_SOURCES signals (or all in one passage
-# of at most that many signals' texts), the best CONTAINED_TOP of them (by BM25 over titles,
-# or over passages) each score at least floor / (RRF_K + rank). A title floor of 1.7 puts the
-# first such unit where one ranked about 12th by both unit legs would be; a passage's 1.5,
-# about 21st.
+# The source legs (docs/journal/2026-11-28.md, "Whole sources": chosen on the partial-query
+# sets' choosing half, checked on the held-out half and the known-item and topical sets): when
+# the query's terms all occur in the titles of at most CONTAINED_MAX_SOURCES signals (or all in
+# one passage of at most that many signals' texts), the best CONTAINED_TOP of them (by BM25 over
+# titles, or over passages) each score at least floor / (RRF_K + rank). A title floor of 1.7
+# puts the first such unit where one ranked about 12th by both unit legs would be; a passage's
+# 1.5, about 21st.
 CONTAINED_MAX_SOURCES = 10
 CONTAINED_TOP = 3
 CONTAINED_FLOORS = {"title": 1.7, "passage": 1.5}
-# The verbatim rule (docs/quality.md, "A line typed word for word"): a query of at least
+# The verbatim rule (docs/journal/2026-12-01.md, "A line typed word for word"): a query of at least
 # VERBATIM_MIN_WORDS words (stop words counted) that the title or complete text of at most
 # CONTAINED_TOP signals holds in order, with at most VERBATIM_SLOP other index terms between
 # them in all (a word the reader forgot), is a line the reader remembers; each such signal's unit
@@ -100,8 +100,8 @@ CENTRAL_ROLES = ("thesis", "synopsis")
 # A phrase: what a query holds between double quotes.
 _QUOTED = re.compile(r'"([^"]*)"')
 # The signal's title in the lexical leg: a second field, its BM25 weighed at half the unit
-# text's (docs/quality.md, "Contextual indexing": 1 hurt topical queries, 0.25 found fewer posts
-# by their title).
+# text's (docs/journal/2026-11-25.md, "Contextual indexing": 1 hurt topical queries, 0.25 found
+# fewer posts by their title).
 TITLE_WEIGHT = 0.5
 # The title-match leg: a signal matches when its title and the query share at least this share
 # of each one's terms, i.e. the query is (nearly) the title; the best TITLE_CANDIDATES titles by

@@ -5,6 +5,8 @@ in code, tests and docs names a page of this repository and a numbered section i
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from pathlib import Path
 
@@ -70,19 +72,41 @@ def _resolve(target: str, page: Path) -> Path:
     return (page.parent / target).resolve()
 
 
-def test_every_docs_page_is_in_the_index_once() -> None:
-    index = INDEX.read_text(encoding="utf-8")
-    listed = [
-        _resolve(target, INDEX)
-        for line in index.splitlines()
-        if line.startswith("- ")
+def _listed(index: Path) -> list[Path]:
+    """The pages an index lists: the first link of each list item or table row."""
+    return [
+        _resolve(target, index)
+        for line in index.read_text(encoding="utf-8").splitlines()
+        if line.startswith(("- ", "| "))
         for target in _LINK.findall(line)[:1]
     ]
-    pages = [p.resolve() for p in sorted(DOCS.rglob("*.md")) if p != INDEX]
-    missing = [str(p.relative_to(ROOT)) for p in pages if p not in listed]
-    assert not missing, f"pages missing from docs/README.md: {missing}"
-    twice = {str(p.relative_to(ROOT)) for p in listed if listed.count(p) > 1}
-    assert not twice, f"listed more than once in docs/README.md: {twice}"
+
+
+def test_every_docs_page_is_in_the_index_once() -> None:
+    """A page of ``docs/`` is listed in ``docs/README.md``; a page of a folder below it
+    (``docs/decisions/``, ``docs/journal/``) in that folder's ``README.md``, which
+    ``docs/README.md`` lists."""
+    missing, twice = [], set()
+    for page in sorted(DOCS.rglob("*.md")):
+        if page == INDEX:
+            continue
+        index = (
+            page.parent / "README.md"
+            if page.name != "README.md"
+            else page.parent.parent / "README.md"
+        )
+        if page.parent == DOCS:
+            index = INDEX
+        if not index.is_file():
+            missing.append(f"{page.relative_to(ROOT)} (no {index.relative_to(ROOT)})")
+            continue
+        listed = _listed(index)
+        if page.resolve() not in listed:
+            missing.append(f"{page.relative_to(ROOT)} (not in {index.relative_to(ROOT)})")
+        elif listed.count(page.resolve()) > 1:
+            twice.add(str(page.relative_to(ROOT)))
+    assert not missing, f"pages missing from their index: {missing}"
+    assert not twice, f"listed more than once in their index: {twice}"
 
 
 @pytest.mark.parametrize("page", _markdown_pages(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -177,3 +201,158 @@ def test_no_reference_to_a_document_outside_the_repository() -> None:
             if OLD.search(line) and not any(marker in line for marker in served):
                 left.append(f"{source.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not left, "references to documents outside the repository:\n" + "\n".join(left)
+
+
+# A page of ours written out as a path in code, tests, data and docs ("see docs/quality.md"), not
+# only as a Markdown link: the reference pages split into docs/decisions/ and docs/journal/, so
+# these paths are what a moved page breaks.
+_DOC_PATH = re.compile(r"(?<![\w/.-])(?:\.\./)*(docs/[\w./-]*\w\.md)")
+# A path or a link to a page, then the name of one of its sections in quotes:
+# docs/quality.md, "Stories" / [quality.md](quality.md) ("Stories" / docs/quality.md "Stories".
+_QUOTED_SECTION = re.compile(
+    r"(?:(?<![\w/.-])(?:\.\./)*(?P<path>docs/[\w./-]*\w\.md)|\]\((?P<link>[^)\s#:]+\.md)\))"
+    r"(?:'s)?,?[ \n]*\(?(?P<q>[\"'])(?P<name>[^\"'\n]+(?:\n[^\"'\n]+)?)(?P=q)"
+)
+# The pages whose sections are cited by name: the current figures, the journal, the decisions.
+_CITED_BY_NAME = re.compile(r"docs/(benchmarks\.md|quality\.md|journal/.+|decisions/.+)$")
+# docs/changelog.md is served at GET /v1/changelog: its text is part of the API's answers and
+# keeps the citations it was published with.
+_SERVED_PAGES = {"docs/changelog.md"}
+
+
+@functools.cache
+def _cited_files() -> tuple[Path, ...]:
+    return (ROOT / "Makefile", *_repository_files(".py", ".md", ".json"))
+
+
+def _normal(text: str) -> str:
+    """Case, backticks, line breaks and a comment's ``#`` at a line's start do not count."""
+    text = re.sub(r"\n\s*#?\s*", " ", text.replace("`", ""))
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _section_names(page: Path) -> list[str]:
+    """A page's headings, and the bold leads of its list items (a decision record's parts)."""
+    lines = _lines(page)
+    leads = re.findall(r"^\s*- \*\*(.+?)\*\*", "\n".join(lines), flags=re.M | re.S)
+    return [_normal(title) for _, _, title in headings(lines)] + [_normal(b) for b in leads]
+
+
+def test_every_docs_path_written_out_exists() -> None:
+    missing = []
+    for source in _cited_files():
+        text = source.read_text(encoding="utf-8")
+        for number, line in enumerate(text.split("\n"), 1):
+            for path in _DOC_PATH.findall(line):
+                if not (ROOT / path).is_file():
+                    missing.append(f"{source.relative_to(ROOT)}:{number}: {path}")
+    assert not missing, "paths to pages that do not exist:\n" + "\n".join(missing)
+
+
+def test_every_section_cited_by_name_exists() -> None:
+    """``docs/quality.md, "Stories"`` names a section the page has: a heading holds the name
+    (the journal's headings add the page and subject it came from), or, in a decision record,
+    the bold lead of one of its points does."""
+    dangling = []
+    titles: dict[Path, list[str]] = {}
+    for source in _cited_files():
+        rel = source.relative_to(ROOT).as_posix()
+        if rel in _SERVED_PAGES:
+            continue
+        for match in _QUOTED_SECTION.finditer(source.read_text(encoding="utf-8")):
+            if match.group("path"):
+                target = ROOT / match.group("path")
+            else:
+                target = _resolve(match.group("link"), source)
+            relative = target.relative_to(ROOT).as_posix() if target.is_relative_to(ROOT) else ""
+            if not _CITED_BY_NAME.search(relative) or not target.is_file():
+                continue
+            if target not in titles:
+                titles[target] = _section_names(target)
+            name = _normal(match.group("name"))
+            if not any(name in title for title in titles[target]):
+                dangling.append(f'{rel}: {relative}, "{match.group("name")}"')
+    assert not dangling, "sections cited by a name no heading has:\n" + "\n".join(dangling)
+
+
+DECISIONS = DOCS / "decisions"
+JOURNAL = DOCS / "journal"
+_RECORD_NAME = re.compile(r"^(\d{4})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$")
+_STATUS = re.compile(
+    r"^- \*\*Status\*\*: (accepted|superseded by \[(\d{4})\]\((\d{4}-[^)]+\.md)\))"
+)
+_DATE = re.compile(r"^- \*\*Date\*\*: .*\d{4}-\d{2}-\d{2}")
+
+
+def test_a_decision_record_has_a_number_status_date_and_its_three_parts() -> None:
+    records = sorted(p for p in DECISIONS.glob("*.md") if p.name != "README.md")
+    assert len(records) > 50  # the records were really read
+    numbers = []
+    problems = []
+    for record in records:
+        match = _RECORD_NAME.match(record.name)
+        lines = _lines(record)
+        if not match:
+            problems.append(f"{record.name}: not NNNN-title.md")
+            continue
+        numbers.append(int(match.group(1)))
+        if not lines[0].startswith(f"# {match.group(1)}. "):
+            problems.append(f"{record.name}: the title does not begin '# {match.group(1)}. '")
+        status = next((_STATUS.match(line) for line in lines if _STATUS.match(line)), None)
+        if status is None:
+            problems.append(f"{record.name}: no status (accepted, or superseded by NNNN)")
+        elif status.group(3) and not (DECISIONS / status.group(3)).is_file():
+            problems.append(f"{record.name}: superseded by a record that does not exist")
+        elif status.group(3) and not status.group(3).startswith(status.group(2)):
+            problems.append(f"{record.name}: superseded by {status.group(2)}, linking another")
+        if not any(_DATE.match(line) for line in lines):
+            problems.append(f"{record.name}: no date")
+        parts = [title for _, level, title in headings(lines) if level == 2]
+        if parts != ["Context", "Decision", "Consequences"]:
+            problems.append(f"{record.name}: parts {parts}")
+    assert not problems, "\n".join(problems)
+    assert numbers == list(range(1, len(numbers) + 1)), "record numbers run 0001, 0002, … unbroken"
+
+
+def test_the_decisions_index_gives_each_record_its_status() -> None:
+    index = (DECISIONS / "README.md").read_text(encoding="utf-8")
+    for record in sorted(DECISIONS.glob("0*.md")):
+        status = next(m for line in _lines(record) if (m := _STATUS.match(line)) is not None).group(
+            1
+        )
+        row = next(line for line in index.splitlines() if f"]({record.name})" in line)
+        if status == "accepted":
+            assert "| accepted |" in row, row
+        else:
+            assert "| accepted |" not in row, f"{record.name} is superseded; its row says accepted"
+
+
+def test_a_journal_page_is_one_day() -> None:
+    pages = sorted(p for p in JOURNAL.glob("*.md") if p.name != "README.md")
+    assert pages
+    for page in pages:
+        day = page.stem
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", day), (
+            f"{page.name}: a journal page is named by its date"
+        )
+        assert _lines(page)[0] == f"# Journal, {day}", f"{page.name}: title '# Journal, {day}'"
+
+
+@pytest.mark.parametrize("name", ["benchmarks.md", "quality.md"])
+def test_the_current_figures_are_a_reference(name: str) -> None:
+    """The current figures stay short: each subject one table whose rows give the figure, its
+    value, target, machine, date, command and the journal entry with the method."""
+    page = DOCS / name
+    lines = _lines(page)
+    assert len(lines) < 600, f"{name} has {len(lines)} lines: the history goes to docs/journal/"
+    header = "| figure | value | target | machine | date | command | entry |"
+    tables = [i for i, line in enumerate(lines) if line == header]
+    assert len(tables) >= 5
+    for start in tables:
+        for line in itertools.takewhile(lambda x: x.startswith("|"), lines[start + 2 :]):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            assert len(cells) == 7, f"{name}: {line}"
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", cells[4]), f"{name}: no date in {line}"
+            assert re.match(r"\[\d{4}-\d{2}-\d{2}\]\(journal/\d{4}-\d{2}-\d{2}\.md#", cells[6]), (
+                f"{name}: the entry is not a link into the journal: {line}"
+            )

@@ -23,8 +23,8 @@ the query path's int8 export, each text alone (its activations are quantized ove
 vector depends on its text only, whatever the chunking or thread count), one intra-op thread a
 run and ``AIMI_BUILD_THREADS`` runs at a time (a single text's run is too small to share between
 threads): 1.85× less CPU on the demo's leads, labels within the hand-check's noise of fp32's
-(docs/quality.md, "Themes on the int8 encoder"; docs/decisions.md). ``fp32`` tags on the build
-encoder, as before.
+(docs/quality.md, "Themes"; docs/decisions/0022-one-encoder-for-build-and-query.md). ``fp32`` tags
+on the build encoder, as before.
 
 Either way each distinct text is embedded once per process (``MemoEncoder``): the passes repeat
 texts — in the demo build, decomposition embeds 5,963 sentences of which 2,669 are distinct, and

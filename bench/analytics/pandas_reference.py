@@ -18,8 +18,8 @@ import pandas as pd
 from scipy.stats import binomtest, false_discovery_control
 
 WEEKS = 12
-# docs/design.md §7 and docs/decisions.md: a key is notable from its third signal on; `New` is
-# dated by that signal, within 26 weeks of the key's first signal
+# docs/design.md §7 and docs/decisions/0032-trend-analytics.md: a key is notable from its third
+# signal on; `New` is dated by that signal, within 26 weeks of the key's first signal
 NOTABLE_AT = 3
 NEW_LEAD = pd.Timedelta(weeks=26)
 

@@ -675,7 +675,8 @@ def term_variants(
 # burstiness (--burst), against the shipped parameters: a term rare in the days before and in
 # several of the day's signals names an event (``StoryParams.term_burst``), with the cut as
 # shipped or moved by 0.05 (a burst factor changes the term cosines' spread); cuts 0.7 and 0.75
-# were added after a first run (docs/quality.md, "Burstiness")
+# were added after a first run (docs/journal/2026-12-01.md, "Stories: the 2025 `terms` pairs
+# judged, and burstiness tried")
 BURST_VARIANTS: tuple[dict[str, Any], ...] = (
     *({"term_burst": "times", "link": c} for c in (0.55, 0.6, 0.65, 0.7, 0.75)),
     *({"term_burst": "only", "link": c} for c in (0.55, 0.6, 0.65)),

@@ -10,8 +10,8 @@ Usage (an OpenAI-compatible endpoint: vLLM, llama.cpp server, Ollama, a hosted A
 The endpoint and model default to the build's settings (``AIMI_LLM_BASE_URL``,
 ``AIMI_LLM_MODEL``, ``AIMI_LLM_API_KEY``). Each judged pair's two posts — what the hand reader
 saw of them: date, title and up to ``MAX_TEXT`` characters of text — go to the model with the
-judging rule of docs/quality.md ("Against hand-judged events", "immediate reception" read as
-within about three days, as the session-18 readings did), at temperature 0, asking for
+judging rule of docs/journal/2026-11-28.md ("Against hand-judged events", "immediate reception"
+read as within about three days, as the session-18 readings did), at temperature 0, asking for
 ``{"same_event": bool}``; the posts are shown in a seeded random order so the pair's order in
 the file says nothing. The first request is sent alone: if it fails, the run stops. ``--limit
 N`` judges a seeded uniform sample of N judged pairs (uniform within each stratum too).

@@ -21,7 +21,8 @@ from warehouse.snapshot import current_snapshot_id, open_staged
 from warehouse.tables import TABLE_NAMES
 
 # Every warehouse table is an asset but `change_state`, the change feed's numbering, which the
-# snapshot step keeps as its own bookkeeping (docs/decisions.md).
+# snapshot step keeps as its own bookkeeping
+# (docs/decisions/0069-every-table-an-asset-checks-that-watch-the-data-run-tags.md).
 TABLES = set(TABLE_NAMES) - {"change_state"}
 
 
