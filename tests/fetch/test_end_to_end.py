@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -269,3 +270,41 @@ def test_fetch_and_build_give_the_signals_and_units_of_the_files(fetched: Fetche
         )
     kinds = set(by_fetch["signals"]["kind"])
     assert kinds == {"news", "essay", "memo", "social", "article", "paper", "podcast"}
+
+
+def test_pages_read_in_extraction_processes_ingest_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a run of more than POOLED_AFTER items reads them in other processes while it fetches
+    import fetch.run
+    from fetch.run import FetchRun
+    from fetch.sources import Source
+    from warehouse.settings import Settings
+
+    monkeypatch.setattr(fetch.run, "POOLED_AFTER", 4)
+    server = SiteServer(tmp_path / "site")
+    records = [r for r in select_records(generate_demo_corpus(), 16) if r["kind"] != "podcast"]
+    site = publish_site(records, tmp_path / "site", server.base_url, draft=False)
+    server.start()
+    tables = {}
+    pooled: list[int] = []
+    submit = fetch.run._Extraction.submit
+
+    def counted(self: fetch.run._Extraction, path: Path) -> None:
+        submit(self, path)
+        pooled.append(len(self.futures))
+
+    monkeypatch.setattr(fetch.run._Extraction, "submit", counted)
+    try:
+        for workers in (0, 1):
+            data = DataDir(tmp_path / f"data-{workers}")
+            settings = Settings(data_dir=data.root, fetch_allow_private=True, fetch_delay_s=0)
+            run = FetchRun(data, settings=settings, progress=False, extract_workers=workers)
+            index = site.sitemap_index
+            report = run.run([Source(name="site", url=index, sitemaps=(index,))])
+            assert report.ingest is not None and report.ingest.inserted == len(records)
+            tables[workers] = _sources(data)
+    finally:
+        server.close()
+    assert max(pooled) == len(records) - 4  # the items after the first four were read ahead
+    assert tables[1].equals(tables[0]), _first_difference(tables[1], tables[0])

@@ -43,7 +43,7 @@ from warehouse.paths import DataDir
 from warehouse.settings import Settings
 
 WRITTEN_KINDS = ("news", "essay", "memo", "article", "paper")
-TEXT_CHARS = (1_000, 8_500)  # the range of a page's text; the boilerplate adds about 6 KB
+TEXT_CHARS = (1_000, 7_000)  # the range of a page's text; the boilerplate adds about 6 KB
 
 
 def bench_records(count: int) -> list[dict[str, Any]]:
@@ -135,6 +135,16 @@ def _serve(root: Path, port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("the site server did not start")
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _process_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -144,6 +154,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=3_000)
     parser.add_argument("--delay", type=float, default=0.01)
+    parser.add_argument(
+        "--extract-workers",
+        type=int,
+        default=None,
+        help="processes extracting pages while the run fetches (FetchRun's default: cores - 1; "
+        "0: the ingest at the end extracts them all)",
+    )
     parser.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -170,14 +187,20 @@ def main() -> None:
         source = Source(
             name="bench", url=site.sitemap_index, sitemaps=(site.sitemap_index,), kind="article"
         )
-        cpu, wall = _cpu(), time.perf_counter()
-        report = FetchRun(data, settings=settings, progress=False).run([source])
+        cpu, wall, children = _cpu(), time.perf_counter(), _children_cpu()
+        run = FetchRun(
+            data, settings=settings, progress=False, extract_workers=args.extract_workers
+        )
+        report = run.run([source])
         first_wall, first_cpu = time.perf_counter() - wall, _cpu() - cpu
+        # the extraction processes, joined at the run's end
+        extraction_cpu = _children_cpu() - children
         first = {"on_wire_s": timed.on_wire_s, "waited_s": timed.waited_s}
         timed.requests, timed.on_wire_s, timed.waited_s = 0, 0.0, 0.0
         cpu, wall = _cpu(), time.perf_counter()
-        again = FetchRun(data, settings=settings, progress=False).run([source])
+        again = run.run([source])
         second_wall, second_cpu = time.perf_counter() - wall, _cpu() - cpu
+        server_cpu = _process_cpu(server.pid)
     finally:
         server.kill()
         server.wait()
@@ -197,10 +220,13 @@ def main() -> None:
             "max": max(sizes) / 1024,
         },
         "delay_s": args.delay,
+        "extract_workers": run.extract_workers,
         "prepare_s": prepared,
         "wall_s": first_wall,
         "pages_per_s": args.pages / first_wall,
         "cpu_s": first_cpu,
+        "extraction_cpu_s": extraction_cpu,
+        "server_cpu_s": server_cpu,
         "requests": report.requests,
         "mb": report.bytes / 1e6,
         "new": sum(s.new for s in report.sources),
@@ -232,7 +258,8 @@ def _print(r: dict[str, Any]) -> None:
     print(f"command: `{r['command']}`; load average before: {r['load_before']}\n")
     print(
         f"{r['pages']:,} pages ({r['page_kb']['min']:.1f}-{r['page_kb']['max']:.1f} KB, median "
-        f"{r['page_kb']['median']:.1f} KB), delay {r['delay_s']} s, site written in "
+        f"{r['page_kb']['median']:.1f} KB), delay {r['delay_s']} s, "
+        f"{r['extract_workers']} extraction process(es) beside the fetch, site written in "
         f"{r['prepare_s']:.1f} s\n"
     )
     print("| part | seconds | share |\n|---|---:|---:|")
@@ -241,14 +268,16 @@ def _print(r: dict[str, Any]) -> None:
         ("requests on the wire", "on_wire_s"),
         ("waiting for the politeness delay", "waited_s"),
         ("rest of the fetch loop (sitemaps, files, archive, state)", "fetch_rest_s"),
-        ("ingest: extraction (trafilatura) and validation", "ingest_s"),
+        ("ingest after the fetch: extraction left, validation, write", "ingest_s"),
     ):
         print(f"| {label} | {r[key]:.1f} | {100 * r[key] / total:.0f}% |")
     print(f"| **whole run** | **{total:.1f}** | |\n")
     print(
         f"{r['pages_per_s']:.1f} pages/s; {r['requests']:,} requests, {r['mb']:.1f} MB; "
         f"{r['new']:,} new, {r['failed']} failed; {r['ingested']:,} ingested, "
-        f"{r['quarantined']} quarantined; CPU {r['cpu_s']:.1f} s; peak RSS "
+        f"{r['quarantined']} quarantined; CPU {r['cpu_s']:.1f} s in the fetching process, "
+        f"{r['extraction_cpu_s']:.1f} s in its extraction processes, {r['server_cpu_s']:.1f} s "
+        f"in the site's server (both runs); peak RSS "
         f"{r['peak_rss_mb']:.0f} MB (of which {r['rss_before_mb']:.0f} MB before the run: the "
         "corpus generated, the site written)\n"
     )
