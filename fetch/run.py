@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -45,6 +44,7 @@ from fetch.http import (
 from fetch.sources import Source
 from fetch.state import FetchState, LastRun, fetch_dir
 from warehouse.adapters.base import RawRecord
+from warehouse.build_encoder import available_cores
 from warehouse.files import atomic_write_bytes
 from warehouse.ingest import IngestReport, ingest_paths
 from warehouse.locks import build_lock
@@ -228,7 +228,7 @@ class FetchRun:
         # processes reading the written items (trafilatura) while the run fetches; 0: none,
         # the ingest at the end reads them. Default: every core but one, the network's.
         self.extract_workers = (
-            max(1, len(os.sched_getaffinity(0)) - 1) if extract_workers is None else extract_workers
+            max(1, available_cores() - 1) if extract_workers is None else extract_workers
         )
 
     def run(self, sources: Sequence[Source], *, ingest: bool = True) -> FetchReport:

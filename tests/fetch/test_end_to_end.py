@@ -272,6 +272,7 @@ def test_fetch_and_build_give_the_signals_and_units_of_the_files(fetched: Fetche
     assert kinds == {"news", "essay", "memo", "social", "article", "paper", "podcast"}
 
 
+@pytest.mark.slow  # spawns an extraction process (it imports trafilatura)
 def test_pages_read_in_extraction_processes_ingest_the_same_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
