@@ -12,13 +12,14 @@ MINUTES ?= 20
 DATA_DIR = $(shell $(BIN)/python -c 'from warehouse.settings import load_settings; print(load_settings().data_dir.resolve())')
 FIND_LINKS := $(wildcard /opt/wheels)
 # the project's packages (compiled to bytecode before the tests run)
-PACKAGES := analytics pipelines serving warehouse fetch demo tests $(wildcard cli)
+PACKAGES := analytics warehouse retrieval fetch readmodel publishing pipelines serving demo cli tests
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test soak
+.PHONY: help setup lock run test test-fast lint dagster build serve clean-data notebooks client scale-test fault-test soak \
+	bench-data bench-search bench-stories bench-entities bench-analytics bench-api bench-build bench-publishing
 
 help:  ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}'
 
 $(BIN)/.installed: requirements.lock requirements-dev.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -68,17 +69,17 @@ test-fast: setup  ## the inner loop: every test that needs no demo snapshot and 
 scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate limits, snapshots through a local S3 server, a real rebuild under load; one summary line (docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/scale_test.py
+	$(BIN)/python -m tests.harness.scale_out
 
 fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store before and during a transfer, a tampered snapshot, a killed publish, a full disk, a killed build, hostile clients), then a secrets scan; a line per case (CASES=redis,hostile for some; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/fault_test.py $(if $(CASES),--cases $(CASES))
+	$(BIN)/python -m tests.harness.fault_matrix $(if $(CASES),--cases $(CASES))
 
 soak: setup  ## 20 minutes of mixed keyed traffic through nginx with a publish due every 2 minutes (an overrun skips the next): RSS and open files of every server process per minute, 0 failed requests (not in CI; MINUTES=3 for a short run; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
-	$(BIN)/python scripts/soak.py --minutes $(MINUTES)
+	$(BIN)/python -m tests.harness.soak --minutes $(MINUTES)
 
 lint: setup  ## ruff check, ruff format --check, mypy
 	$(BIN)/ruff check .
@@ -115,3 +116,59 @@ client: setup  ## regenerate the typed Python client clients/python/ from the ap
 
 clean-data: setup  ## delete the data dir (warehouse, snapshots, Dagster storage, keys)
 	rm -rf $(DATA_DIR)
+
+# -- benchmarks and quality measurements (bench/README.md: what to run for which question) ------
+# Each prints its figures; none runs in the test suite. The corpora are read in place, outside
+# the repository; the data dirs live under /tmp.
+SHARED_DATA ?= ../shared/data
+# the AINews 2024 + 2025 build at as_of 2026-01-01 that most measurements read (make bench-data)
+AINEWS_DIR ?= /tmp/ainews-full
+# the demo build the API and publishing measurements read (built when missing)
+DEMO_DIR ?= /tmp/aimi-api-bench
+# every social post's title + text embedded once for the stories' baseline (corpus-derived text)
+TITLE_TEXT ?= /tmp/stories/title_text.npz
+# a folder holding pandas for the analytics reference (pip install --target /tmp/pd pandas)
+PANDAS ?=
+NEED_AINEWS = @test -f $(AINEWS_DIR)/snapshots/CURRENT || { echo "no build in $(AINEWS_DIR): run make bench-data" >&2; exit 1; }
+NEED_DEMO = @test -f $(DEMO_DIR)/snapshots/CURRENT || { AIMI_DATA_DIR=$(DEMO_DIR) $(BIN)/aimi demo-data --if-absent && AIMI_DATA_DIR=$(DEMO_DIR) $(BIN)/aimi build --demo; }
+
+bench-data: setup  ## ingest AINews 2024 + 2025 from SHARED_DATA into AINEWS_DIR and build it at as_of 2026-01-01 (a cold build took 917 s before the search stage existed: docs/quality.md)
+	$(BIN)/aimi ingest --data-dir $(AINEWS_DIR) $(SHARED_DATA)/ainews/ainews-2024.jsonl $(SHARED_DATA)/ainews/ainews-2025.jsonl
+	$(BIN)/aimi build --data-dir $(AINEWS_DIR) --as-of 2026-01-01
+
+bench-search: setup  ## search quality on AINEWS_DIR (hit rate, recall, nDCG@10 of each leg and the fusion; ~20 s), then the query encoder's latency and throughput (~3 min)
+	$(NEED_AINEWS)
+	$(BIN)/python -m bench.search.quality.run $(AINEWS_DIR)
+	$(BIN)/python -m bench.search.speed.encoder
+
+bench-stories: setup  ## story ids across a rebuild (~10 s), then precision and recall against the judged event pairs per year, on AINEWS_DIR (embeds TITLE_TEXT first when missing: 1,283 s when last measured)
+	$(NEED_AINEWS)
+	$(BIN)/python -m bench.stories.ids --warehouse $(AINEWS_DIR)/warehouse
+	@test -f $(TITLE_TEXT) || $(BIN)/python -m bench.stories.embed_cache --warehouse $(AINEWS_DIR)/warehouse --out $(TITLE_TEXT)
+	$(BIN)/python -m bench.stories.events --warehouse $(AINEWS_DIR)/warehouse --title-text $(TITLE_TEXT)
+
+bench-entities: setup  ## mention linking (CrossNER-AI, AINews labels) and discovery against its labels on SHARED_DATA, then each entity profile's counts against the served cards of AINEWS_DIR
+	$(BIN)/python -m bench.entities.quality.linking $(SHARED_DATA)
+	$(BIN)/python -m bench.entities.quality.discovery $(SHARED_DATA)
+	$(NEED_AINEWS)
+	$(BIN)/python -m bench.entities.quality.profile_recount $(AINEWS_DIR)
+
+bench-analytics: setup  ## the trend and co-occurrence stage on 1M synthetic signals (against pandas with PANDAS=DIR), theme tagging (about 6 min) and unit extraction quality on SHARED_DATA
+	$(if $(PANDAS),PYTHONPATH=$(PANDAS)) $(BIN)/python -m bench.analytics.speed.run --signals 1000000 $(if $(PANDAS),,--no-pandas)
+	$(BIN)/python -m bench.analytics.quality.themes $(SHARED_DATA)
+	$(BIN)/python -m bench.analytics.quality.units $(SHARED_DATA)
+
+bench-api: setup  ## requests/s and latency of entities, signals and search under wrk, 1 and 2 workers, against a bare FastAPI app, on the demo build in DEMO_DIR (needs wrk; 11 runs of 15 s, plus the demo build the first time)
+	$(NEED_DEMO)
+	$(BIN)/python -m bench.api.speed.run --data-dir $(DEMO_DIR)
+
+bench-build: setup  ## where a cold demo build's time goes, asset by asset (a fresh data dir; 4-14 min), and ingest records/s on AINews 2025
+	rm -rf /tmp/aimi-bench-profile
+	$(BIN)/python -m bench.build.speed.profile --data-dir /tmp/aimi-bench-profile --demo
+	$(BIN)/python -m bench.build.speed.ingest $(SHARED_DATA)/ainews/ainews-2025.jsonl
+
+bench-publishing: setup  ## feeds, bulk export and webhook batches, then the static site's full against incremental renders, on the demo build in DEMO_DIR (built the first time)
+	$(NEED_DEMO)
+	$(BIN)/python -m bench.publishing.speed.notify $(DEMO_DIR)
+	rm -rf /tmp/aimi-bench-site && cp -a $(DEMO_DIR) /tmp/aimi-bench-site
+	$(BIN)/python -m bench.publishing.speed.site /tmp/aimi-bench-site

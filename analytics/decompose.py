@@ -65,10 +65,10 @@ __all__ = [
 ]
 
 EXTRACTION_VERSION = "lexical-1"
-# embed-3 (issue 17): central statements that stand on their own, and in transcripts the
-# guests' sentences rather than the host's questions and framing; embed-4 (issue 17, round
-# three): in long documents, the strict standalone reading and the point bias, and the host
-# found by words as well as questions
+# embed-3: central statements that stand on their own, and in transcripts the guests'
+# sentences rather than the host's questions and framing; embed-4: in long documents, the
+# strict standalone reading and the point bias, and the host found by words as well as
+# questions
 CURRENT_EXTRACTION_VERSION = "embed-4"
 # Spec §2.3: sources ingested from this instant on get the current extraction.
 EXTRACTION_CUTOVER = datetime(2026, 4, 28, tzinfo=UTC)

@@ -10,7 +10,7 @@ entity as an exact-case alias (the next build links its mentions there); ``rejec
 and it is never proposed again.
 
 The acceptance bar (``accepted``) was chosen on the hand-labelled AINews sample
-(``bench/entities/discovery_quality.py``, docs/quality.md): names seen in at least 3 signals, on at
+(``bench/entities/quality/discovery.py``, docs/quality.md): names seen in at least 3 signals, on at
 least 2 distinct days, from at least 2 source domains, are real entities 95% of the time.
 """
 

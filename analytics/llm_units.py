@@ -1,4 +1,4 @@
-"""The LLM decomposer's pure half (docs/design.md §5, issue 17): the versioned prompt, the JSON
+"""The LLM decomposer's pure half (docs/design.md §5): the versioned prompt, the JSON
 schema the answer must follow, and the reading of an answer into ``UnitDraft``s for the verifier.
 
 Calling an endpoint is ``pipelines.llm``'s job; ``analytics.signals.extract_units`` puts the two

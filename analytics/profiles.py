@@ -166,53 +166,15 @@ def render_entity_profiles(
         entity_id: (name, kind)
         for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows()
     }
-    reviewed_ids = entities.filter(pl.col("reviewed"))["entity_id"]
-    rankable = metrics.filter(pl.col(t.KEY).is_in(reviewed_ids.implode()))
-    ranks = {
-        mode: {
-            key: rank
-            for rank, key in enumerate(t.trending(rankable, mode, clock)[t.KEY].to_list(), 1)
-        }
-        for mode in t.MODES
-    }
+    ranks = _trending_ranks(entities, metrics, clock)
     rows: list[dict[str, Any]] = []
     for entity in entities.sort("entity_id").iter_rows(named=True):
         entity_id = entity["entity_id"]
         row: Mapping[str, Any] = by_key.get(entity_id, {})
         signal_count = int(row.get(t.SIGNAL_COUNT, 0))
         distributions = _distributions(mixes.get(entity_id, {}))
-        head: dict[str, Any] = {
-            "entity_id": entity_id,
-            "name": entity["name"],
-            "type": entity["type"],
-        }
-        if entity["wikipedia_url"]:
-            head["wikipedia_url"] = entity["wikipedia_url"]
-        listed = {
-            **head,
-            "signal_count": signal_count,
-            "first_seen": _time(row.get(t.FIRST_SEEN)),
-            "last_seen": _time(row.get(t.LAST_SEEN)),
-            "trend": _short_trend(row, diversity=True),
-            "scale": row.get(t.SCALE) or t.SMALL,
-            **_labels(row, signal_count),
-            **distributions,
-        }
-        if story_counts is not None:
-            listed["story_count"] = story_counts.get(entity_id, 0)
-        profile = {
-            **listed,
-            "related_entities": [
-                {
-                    "entity_id": other,
-                    "name": ref[other][0],
-                    "type": ref[other][1],
-                    "co_occurrence_count": count,
-                }
-                for other, count in related.get(entity_id, [])
-                if other in ref
-            ],
-        }
+        listed = _listed(entity, row, signal_count, distributions, story_counts)
+        profile = {**listed, "related_entities": _related_entities(related.get(entity_id, []), ref)}
         type_primary = TYPE_PRIMARY[entity["type"]]
         item = {
             "entity_id": entity_id,
@@ -221,18 +183,7 @@ def render_entity_profiles(
             "signal_count": signal_count,
             "first_seen": listed["first_seen"],
             "last_seen": listed["last_seen"],
-            "trend": {
-                "momentum_wow": row.get(t.MOMENTUM_WOW, 0.0),
-                "momentum_4w": row.get(t.MOMENTUM_4W, 0.0),
-                "acceleration": row.get(t.ACCELERATION, 0.0),
-                "z_score": row.get(t.Z_SCORE, 0.0),
-                "persistence": row.get(t.PERSISTENCE, 0.0),
-                "share_of_voice": row.get(t.SHARE_OF_VOICE, 0.0),
-                "share_of_voice_history": row.get(t.SHARE_OF_VOICE_HISTORY) or [0.0] * t.WEEKS,
-                "streak": row.get(t.STREAK, 0),
-                "current_week": row.get(t.CURRENT_WEEK, 0),
-                "prior_week": row.get(t.PRIOR_WEEK, 0),
-            },
+            "trend": _trending_trend(row),
             **distributions,
         }
         themes = [
@@ -261,6 +212,83 @@ def render_entity_profiles(
             }
         )
     return pl.DataFrame(rows, schema=ENTITY_PROFILES, orient="row")
+
+
+def _related_entities(
+    related: list[tuple[str, int]], ref: Mapping[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """A profile's related entities: each with its name, type and co-occurrence count."""
+    return [
+        {
+            "entity_id": other,
+            "name": ref[other][0],
+            "type": ref[other][1],
+            "co_occurrence_count": count,
+        }
+        for other, count in related
+        if other in ref
+    ]
+
+
+def _trending_ranks(
+    entities: pl.DataFrame, metrics: pl.DataFrame, clock: t.Clock
+) -> dict[str, dict[str, int]]:
+    """Each trending mode's rank of each reviewed entity (from 1)."""
+    reviewed_ids = entities.filter(pl.col("reviewed"))["entity_id"]
+    rankable = metrics.filter(pl.col(t.KEY).is_in(reviewed_ids.implode()))
+    return {
+        mode: {
+            key: rank
+            for rank, key in enumerate(t.trending(rankable, mode, clock)[t.KEY].to_list(), 1)
+        }
+        for mode in t.MODES
+    }
+
+
+def _listed(
+    entity: Mapping[str, Any],
+    row: Mapping[str, Any],
+    signal_count: int,
+    distributions: dict[str, dict[str, int]],
+    story_counts: Mapping[str, int] | None,
+) -> dict[str, Any]:
+    """An entity's list form (what the profile adds its related entities to)."""
+    head: dict[str, Any] = {
+        "entity_id": entity["entity_id"],
+        "name": entity["name"],
+        "type": entity["type"],
+    }
+    if entity["wikipedia_url"]:
+        head["wikipedia_url"] = entity["wikipedia_url"]
+    listed = {
+        **head,
+        "signal_count": signal_count,
+        "first_seen": _time(row.get(t.FIRST_SEEN)),
+        "last_seen": _time(row.get(t.LAST_SEEN)),
+        "trend": _short_trend(row, diversity=True),
+        "scale": row.get(t.SCALE) or t.SMALL,
+        **_labels(row, signal_count),
+        **distributions,
+    }
+    if story_counts is not None:
+        listed["story_count"] = story_counts.get(entity["entity_id"], 0)
+    return listed
+
+
+def _trending_trend(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The trend object of a trending item."""
+    return {
+        "momentum_wow": row.get(t.MOMENTUM_WOW, 0.0),
+        "momentum_4w": row.get(t.MOMENTUM_4W, 0.0),
+        "acceleration": row.get(t.ACCELERATION, 0.0),
+        "z_score": row.get(t.Z_SCORE, 0.0),
+        "persistence": row.get(t.PERSISTENCE, 0.0),
+        "share_of_voice": row.get(t.SHARE_OF_VOICE, 0.0),
+        "share_of_voice_history": row.get(t.SHARE_OF_VOICE_HISTORY) or [0.0] * t.WEEKS,
+        "streak": row.get(t.STREAK, 0),
+        "current_week": row.get(t.CURRENT_WEEK, 0),
+        "prior_week": row.get(t.PRIOR_WEEK, 0),
+    }
 
 
 def _axis_of() -> dict[str, Axis]:

@@ -68,47 +68,17 @@ def render_served_signals(
     (unit id → object) gives the units theirs.
     """
     corroborated = corroboration or {}
-    theme_of: dict[str, tuple[list[str], list[str]]] = {}
-    if themes is not None:
-        for signal_id, value_chain, market_force in themes.select(
-            "signal_id", "value_chain", "market_force"
-        ).iter_rows():
-            theme_of[signal_id] = (list(value_chain or []), list(market_force or []))
-    entity_ref: dict[str, dict[str, str]] = {}
-    if entities is not None:
-        for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows():
-            entity_ref[entity_id] = {"entity_id": entity_id, "name": name, "type": kind}
-    mentioned: dict[str, list[str]] = {}
-    if signal_entities is not None:
-        for signal_id, entity_id in signal_entities.sort("signal_id", "entity_id").iter_rows():
-            if entity_id in entity_ref:
-                mentioned.setdefault(signal_id, []).append(entity_id)
-    in_unit: dict[str, list[str]] = {}
-    if unit_entities is not None:
-        for unit_id, entity_id in unit_entities.sort("unit_id", "entity_id").iter_rows():
-            in_unit.setdefault(unit_id, []).append(entity_id)
-    units_by_signal: dict[str, list[dict[str, Any]]] = {}
-    for unit in units.sort("signal_id", "position").iter_rows(named=True):
-        if in_unit:
-            unit = {**unit, "entities": in_unit.get(unit["unit_id"], [])}
-        units_by_signal.setdefault(unit["signal_id"], []).append(unit)
+    theme_of = _themes_by_signal(themes)
+    entity_ref = _entity_refs(entities)
+    mentioned = _mentions_by_signal(signal_entities, entity_ref)
+    units_by_signal = _units_by_signal(units, unit_entities)
     rows: list[dict[str, Any]] = []
     for sig in signals.iter_rows(named=True):
         signal_units = units_by_signal.get(sig["signal_id"], [])
         central = [u for u in signal_units if u["role"] in CENTRAL_ROLES]
         if not central:
             continue
-        common: dict[str, Any] = {
-            "signal_id": sig["signal_id"],
-            "title": sig["title"],
-            "url": sig["url"],
-            "published_at": iso_utc(sig["published_at"]),
-            "content_type": sig["content_type"],
-            "domain": sig["domain"],
-            "verified_unit_count": len(signal_units),
-        }
-        if story_of is not None:
-            common["story_id"] = story_of.get(sig["signal_id"])
+        common = _card_common(sig, len(signal_units), story_of)
         central_key = "synopsis" if sig["content_type"] == "event" else "thesis"
         value_chain, market_force = theme_of.get(sig["signal_id"], ([], []))
         entity_ids = mentioned.get(sig["signal_id"], [])
@@ -146,6 +116,73 @@ def render_served_signals(
     return pl.DataFrame(rows, schema=SERVED_SIGNALS, orient="row").sort(
         ["published_at", "signal_id"], descending=True
     )
+
+
+def _card_common(
+    sig: Mapping[str, Any], unit_count: int, story_of: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """What a signal's card and detail both carry."""
+    common: dict[str, Any] = {
+        "signal_id": sig["signal_id"],
+        "title": sig["title"],
+        "url": sig["url"],
+        "published_at": iso_utc(sig["published_at"]),
+        "content_type": sig["content_type"],
+        "domain": sig["domain"],
+        "verified_unit_count": unit_count,
+    }
+    if story_of is not None:
+        common["story_id"] = story_of.get(sig["signal_id"])
+    return common
+
+
+def _themes_by_signal(themes: pl.DataFrame | None) -> dict[str, tuple[list[str], list[str]]]:
+    """signal id → (value-chain labels, market-force labels)."""
+    theme_of: dict[str, tuple[list[str], list[str]]] = {}
+    if themes is not None:
+        for signal_id, value_chain, market_force in themes.select(
+            "signal_id", "value_chain", "market_force"
+        ).iter_rows():
+            theme_of[signal_id] = (list(value_chain or []), list(market_force or []))
+    return theme_of
+
+
+def _entity_refs(entities: pl.DataFrame | None) -> dict[str, dict[str, str]]:
+    """entity id → the reference a card carries (id, name, type)."""
+    entity_ref: dict[str, dict[str, str]] = {}
+    if entities is not None:
+        for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows():
+            entity_ref[entity_id] = {"entity_id": entity_id, "name": name, "type": kind}
+    return entity_ref
+
+
+def _mentions_by_signal(
+    signal_entities: pl.DataFrame | None, entity_ref: Mapping[str, dict[str, str]]
+) -> dict[str, list[str]]:
+    """signal id → the ids of the known entities it mentions, in id order."""
+    mentioned: dict[str, list[str]] = {}
+    if signal_entities is not None:
+        for signal_id, entity_id in signal_entities.sort("signal_id", "entity_id").iter_rows():
+            if entity_id in entity_ref:
+                mentioned.setdefault(signal_id, []).append(entity_id)
+    return mentioned
+
+
+def _units_by_signal(
+    units: pl.DataFrame, unit_entities: pl.DataFrame | None
+) -> dict[str, list[dict[str, Any]]]:
+    """signal id → its units in position order, each with its ``entities`` when
+    ``unit_entities`` has any."""
+    in_unit: dict[str, list[str]] = {}
+    if unit_entities is not None:
+        for unit_id, entity_id in unit_entities.sort("unit_id", "entity_id").iter_rows():
+            in_unit.setdefault(unit_id, []).append(entity_id)
+    units_by_signal: dict[str, list[dict[str, Any]]] = {}
+    for unit in units.sort("signal_id", "position").iter_rows(named=True):
+        if in_unit:
+            unit = {**unit, "entities": in_unit.get(unit["unit_id"], [])}
+        units_by_signal.setdefault(unit["signal_id"], []).append(unit)
+    return units_by_signal
 
 
 def render_search_units(

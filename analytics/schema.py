@@ -325,7 +325,7 @@ CLAIM_LINKS = _schema(
 )
 
 
-# The snapshot's story table (issue 31): keys the list endpoint filters and sorts on, and the
+# The snapshot's story table: keys the list endpoint filters and sorts on, and the
 # pre-rendered JSON of a story's list form and its detail.
 SERVED_STORIES = _schema(
     {

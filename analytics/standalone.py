@@ -6,8 +6,8 @@ the text around it: it must be a declarative, self-contained sentence.
 returns None; ``without_marker`` drops a leading
 discourse marker ("So, the bottleneck is power." → "The bottleneck is power."), so a good
 sentence that opens with one can still be used while its evidence snippet stays verbatim. The
-same rule measures the extractor (``bench/units_context.py``) and selects its statements
-(``analytics.decompose``).
+same rule measures the extractor (``bench/analytics/quality/units_context.py``) and selects
+its statements (``analytics.decompose``).
 """
 
 from __future__ import annotations

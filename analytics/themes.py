@@ -2,8 +2,8 @@
 
 A signal gets a label on an axis when the embedding similarity of its title and leading text to
 the label's description, plus weighted keyword evidence, clears a threshold tuned on data
-(``bench/themes_quality.py``). Only the canonical labels ever leave this module: shorthands such
-as ``C&I`` are unknown labels whose error names the canonical one.
+(``bench/analytics/quality/themes.py``). Only the canonical labels ever leave this module:
+shorthands such as ``C&I`` are unknown labels whose error names the canonical one.
 
 The labels are the contract and are written here; the descriptions and keywords tagging matches
 them on are data (``registry/themes.yaml``, loaded and checked by
@@ -198,73 +198,81 @@ _LEAD = r"(?<![\w-])"
 _TAIL = r"(?![\w-])"
 
 
+# the standard library's own regular-expression parser (no stubs: typed Any here)
+_RE_CONSTANTS: Any = importlib.import_module("re._constants")
+_RE_PARSER: Any = importlib.import_module("re._parser")
+
+
 def first_chars(fragment: str) -> frozenset[str] | None:
     """The lower-case ASCII characters a match of ``fragment`` (case-insensitive) can start
     with; None when that is not known (it may start with anything, or with a non-ASCII
     character, or match nothing at all: an empty match)."""
-    # the standard library's own regular-expression parser (no stubs: typed Any here)
-    c: Any = importlib.import_module("re._constants")
-    parser: Any = importlib.import_module("re._parser")
-
-    def of(items: list[tuple[object, object]]) -> tuple[frozenset[str] | None, bool]:
-        """(first characters of the sequence, whether it can match nothing)."""
-        chars: set[str] = set()
-        for op, av in items:
-            one, empty = item(op, av)
-            if one is None:
-                return None, False
-            chars |= one
-            if not empty:
-                return frozenset(chars), False
-        return frozenset(chars), True
-
-    def item(op: object, av: object) -> tuple[frozenset[str] | None, bool]:
-        if op is c.LITERAL and isinstance(av, int):
-            return (frozenset({chr(av).lower()}), False) if av < 128 else (None, False)
-        if op is c.IN and isinstance(av, list):
-            return charset(av), False
-        if op in (c.MAX_REPEAT, c.MIN_REPEAT) and isinstance(av, tuple):
-            low, _, sub = av
-            chars, empty = of(list(sub))
-            return chars, empty or low == 0
-        if op is c.SUBPATTERN and isinstance(av, tuple):
-            _, add_flags, del_flags, sub = av
-            if add_flags or del_flags:  # (?-i:…) and the like: not worth following
-                return None, False
-            return of(list(sub))
-        if op is c.BRANCH and isinstance(av, tuple):
-            union: set[str] = set()
-            empty = False
-            for branch in av[1]:
-                one, can_be_empty = of(list(branch))
-                if one is None:
-                    return None, False
-                union |= one
-                empty = empty or can_be_empty
-            return frozenset(union), empty
-        return None, False
-
-    def charset(members: list[tuple[object, object]]) -> frozenset[str] | None:
-        chars: set[str] = set()
-        for op, av in members:
-            if op is c.LITERAL and isinstance(av, int) and av < 128:
-                chars.add(chr(av).lower())
-            elif op is c.RANGE and isinstance(av, tuple) and av[1] < 128:
-                chars |= {chr(x).lower() for x in range(av[0], av[1] + 1)}
-            elif op is c.CATEGORY and av is c.CATEGORY_DIGIT:
-                chars |= _ASCII_DIGITS
-            elif op is c.CATEGORY and av is c.CATEGORY_WORD:
-                chars |= _ASCII_WORD
-            else:  # a negation, another category, a non-ASCII member
-                return None
-        return frozenset(chars)
-
     try:
-        parsed = parser.parse(fragment, re.IGNORECASE)
+        parsed = _RE_PARSER.parse(fragment, re.IGNORECASE)
     except re.error:
         return None
-    chars, empty = of(list(parsed.data))
+    chars, empty = _first_of_sequence(list(parsed.data))
     return None if empty or not chars else chars
+
+
+def _first_of_sequence(
+    items: list[tuple[object, object]],
+) -> tuple[frozenset[str] | None, bool]:
+    """(first characters of the sequence, whether it can match nothing)."""
+    chars: set[str] = set()
+    for op, av in items:
+        one, empty = _first_of_item(op, av)
+        if one is None:
+            return None, False
+        chars |= one
+        if not empty:
+            return frozenset(chars), False
+    return frozenset(chars), True
+
+
+def _first_of_item(op: object, av: object) -> tuple[frozenset[str] | None, bool]:
+    c = _RE_CONSTANTS
+    if op is c.LITERAL and isinstance(av, int):
+        return (frozenset({chr(av).lower()}), False) if av < 128 else (None, False)
+    if op is c.IN and isinstance(av, list):
+        return _first_of_charset(av), False
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT) and isinstance(av, tuple):
+        low, _, sub = av
+        chars, empty = _first_of_sequence(list(sub))
+        return chars, empty or low == 0
+    if op is c.SUBPATTERN and isinstance(av, tuple):
+        _, add_flags, del_flags, sub = av
+        if add_flags or del_flags:  # (?-i:…) and the like: not worth following
+            return None, False
+        return _first_of_sequence(list(sub))
+    if op is c.BRANCH and isinstance(av, tuple):
+        union: set[str] = set()
+        empty = False
+        for branch in av[1]:
+            one, can_be_empty = _first_of_sequence(list(branch))
+            if one is None:
+                return None, False
+            union |= one
+            empty = empty or can_be_empty
+        return frozenset(union), empty
+    return None, False
+
+
+def _first_of_charset(members: list[tuple[object, object]]) -> frozenset[str] | None:
+    c = _RE_CONSTANTS
+    chars: set[str] = set()
+    for op, av in members:
+        if op is c.LITERAL and isinstance(av, int) and av < 128:
+            chars.add(chr(av).lower())
+        elif op is c.RANGE and isinstance(av, tuple) and av[1] < 128:
+            chars |= {chr(x).lower() for x in range(av[0], av[1] + 1)}
+        elif op is c.CATEGORY and av is c.CATEGORY_DIGIT:
+            chars |= _ASCII_DIGITS
+        elif op is c.CATEGORY and av is c.CATEGORY_WORD:
+            chars |= _ASCII_WORD
+        else:  # a negation, another category, a non-ASCII member
+            return None
+    return frozenset(chars)
 
 
 def _dispatch(
@@ -331,7 +339,8 @@ class ThemeTaxonomy:
 
 @dataclass(frozen=True)
 class TaggingParams:
-    """Thresholds of ``tag_themes`` (tuned in ``bench/themes_quality.py``; see docs/quality.md).
+    """Thresholds of ``tag_themes`` (tuned in ``bench/analytics/quality/themes.py``; see
+    docs/quality.md).
 
     A label's score is ``similarity + keyword_weight * min(evidence, evidence_cap)`` where
     ``similarity`` is the cosine between the signal and the label's closest description

@@ -442,19 +442,7 @@ def trend_metrics(
 
     week = table.week[row]
     counts = _week_counts(key, week, n)
-    diversity: _IntArray = np.zeros(n, dtype=np.int64)
-    if table.domains:
-        inside = week >= 0
-        domain = table.domain[row[inside]]
-        seen = domain >= 0
-        # distinct (key, domain) of the window's pairs, in 32 bits when they fit (half the
-        # bytes to sort)
-        key_domain = key[inside][seen] * table.domains + domain[seen]
-        if n * table.domains <= 2**32:
-            distinct = distinct_sorted(key_domain.astype(np.uint32)).astype(np.int64)
-        else:
-            distinct = distinct_sorted(key_domain)
-        diversity = np.bincount(distinct // table.domains, minlength=n)
+    diversity = _source_diversity(table, key, row, week, n)
     totals: _IntArray = weekly_totals(signals, clock)[TOTAL].to_numpy().astype(np.int64)
 
     k1 = counts[:, 8:].sum(axis=1)
@@ -496,13 +484,38 @@ def trend_metrics(
         ]
     )
     if undated:
-        metrics = metrics.with_columns(
-            pl.when(pl.col(KEY).is_in(pl.Series(list(undated), dtype=pl.String).implode()))
-            .then(None)
-            .otherwise(pl.col(NOTABLE_SINCE))
-            .alias(NOTABLE_SINCE)
-        )
+        metrics = _without_notable_since(metrics, undated)
     return _with_labels(metrics, clock, kind=kind, history=history)
+
+
+def _source_diversity(
+    table: _SignalTable, key: _IntArray, row: _IntArray, week: _IntArray, n: int
+) -> _IntArray:
+    """Per key: the distinct domains of its signals inside the window."""
+    diversity: _IntArray = np.zeros(n, dtype=np.int64)
+    if table.domains:
+        inside = week >= 0
+        domain = table.domain[row[inside]]
+        seen = domain >= 0
+        # distinct (key, domain) of the window's pairs, in 32 bits when they fit (half the
+        # bytes to sort)
+        key_domain = key[inside][seen] * table.domains + domain[seen]
+        if n * table.domains <= 2**32:
+            distinct = distinct_sorted(key_domain.astype(np.uint32)).astype(np.int64)
+        else:
+            distinct = distinct_sorted(key_domain)
+        diversity = np.bincount(distinct // table.domains, minlength=n)
+    return diversity
+
+
+def _without_notable_since(metrics: pl.DataFrame, undated: Collection[str]) -> pl.DataFrame:
+    """``notable_since`` null for the ``undated`` keys, so they are never ``New``."""
+    return metrics.with_columns(
+        pl.when(pl.col(KEY).is_in(pl.Series(list(undated), dtype=pl.String).implode()))
+        .then(None)
+        .otherwise(pl.col(NOTABLE_SINCE))
+        .alias(NOTABLE_SINCE)
+    )
 
 
 def undated_keys(entities: pl.DataFrame) -> list[str]:

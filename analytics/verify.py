@@ -46,10 +46,11 @@ _NOT_NAMES = STOPWORDS | GENERIC_ACRONYMS | ROLE_WORDS | PERIOD_WORDS
 MIN_UNIT_WORDS = 3
 # An abstractive unit is supported when its MiniLM cosine to the passage its evidence locates is
 # at least this: the highest F0.5 (precision counts twice) over 0.40-0.90 on 196 labelled (unit,
-# passage) pairs from the shared corpora, every rule applied (bench/units_support.py,
-# docs/journal/2026-11-25.md "Units: the verifier on abstractive units"). There, statements on the
-# passage's topic that it does not make scored up to 0.77 and faithful paraphrases from 0.60 (median
-# 0.87): 0.8 refuses all of the former and about a fifth of the latter; a gate errs on refusing.
+# passage) pairs from the shared corpora, every rule applied
+# (bench/analytics/quality/units_support.py, docs/journal/2026-11-25.md "Units: the verifier on
+# abstractive units"). There, statements on the passage's topic that it does not make scored up
+# to 0.77 and faithful paraphrases from 0.60 (median 0.87): 0.8 refuses all of the former and
+# about a fifth of the latter; a gate errs on refusing.
 # Cosine cannot see a changed figure, a swapped name or a reversed claim (they score like
 # paraphrases), hence the rules before it.
 SUPPORT_MIN_COSINE = 0.8

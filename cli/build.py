@@ -59,7 +59,7 @@ def build(
 def _deliver_in_background(data: DataDir) -> None:
     """After a publish, the watchlists' webhook deliveries in a process of their own: a slow or
     dead endpoint never holds up the build (docs/notifications.md)."""
-    from serving.webhooks import start_in_background
+    from publishing.webhooks import start_in_background
 
     process = start_in_background(data)
     if process is not None:

@@ -1,5 +1,5 @@
 """``aimi export --format parquet|csv|jsonl DIR``: the current snapshot's served tables as files,
-with a README of their columns and an index of sizes and checksums (``serving.export``)."""
+with a README of their columns and an index of sizes and checksums (``publishing.export``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
 
-# serving.export.FORMATS, spelled out: importing serving.export here would load the service
+# publishing.export.FORMATS, spelled out: importing publishing.export here would load the service
 # (and polars) on every `aimi` command; tests/cli/test_export.py holds the two equal
 Format = Literal["parquet", "csv", "jsonl"]
 
@@ -27,7 +27,7 @@ def export(
     that is not empty."""
     from tqdm import tqdm
 
-    from serving.export import (
+    from publishing.export import (
         EXPORT_TABLES,
         INDEX_FILE,
         README_FILE,
@@ -37,7 +37,7 @@ def export(
         index_body,
         readme,
     )
-    from serving.store import LoadedSnapshot
+    from readmodel.store import LoadedSnapshot
     from warehouse.snapshot import SnapshotError, open_current
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):

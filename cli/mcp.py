@@ -13,9 +13,9 @@ def mcp(data_dir: DataDirOption = None) -> None:
     current snapshot (followed like `aimi serve` does), without an API key."""
     from threadpoolctl import threadpool_limits
 
+    from readmodel.store import SnapshotStore
+    from retrieval.query_embedder import QueryEmbedder
     from serving.mcp import create_mcp_server
-    from serving.query_embedder import QueryEmbedder
-    from serving.store import SnapshotStore
     from warehouse.settings import load_settings
 
     # stdout is the protocol: everything else (logs, warnings) goes to stderr

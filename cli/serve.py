@@ -68,7 +68,7 @@ def serve(
     if site:
         echo(f"  market-pulse site: http://{host}:{port}/site/\n")
     uvicorn.run(
-        "serving.static.mount:create_app_with_site" if site else "serving.app:create_app",
+        "serving.site:create_app_with_site" if site else "serving.app:create_app",
         factory=True,
         host=host,
         port=port,

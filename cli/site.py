@@ -26,8 +26,7 @@ def export(
     JSON tree (`json/v1/…`, byte-identical to the API's answers) into DIR, after verifying the
     snapshot's checksums. Exit status 1 when there is no snapshot with a site, 2 when DIR is
     not empty."""
-    from serving.static.paths import SITE_DIR
-    from warehouse.snapshot import SnapshotError, open_current
+    from warehouse.snapshot import SITE_DIR, SnapshotError, open_current
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         echo(f"{out} exists and is not an empty folder; give a new or empty one", err=True)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
-from serving.watch import WatchError, WatchStore, delivery_line
+from publishing.watch import WatchError, WatchStore, delivery_line
 from warehouse.build_record import read_build_record
 from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir

@@ -1,5 +1,5 @@
 """``aimi watch``: watchlists whose new and changed signals are POSTed, signed, to a webhook after
-each publish (``serving.watch`` stores them, ``serving.webhooks`` delivers)."""
+each publish (``publishing.watch`` stores them, ``publishing.webhooks`` delivers)."""
 
 from __future__ import annotations
 
@@ -51,10 +51,7 @@ def watch_add(
     """Add a watchlist. A signal matches when it names any `--entity`, carries any `--theme`
     and contains the `--query` (each part left out matches everything). From the next
     publish on, its new and changed matching signals are POSTed as one signed JSON batch."""
-    from serving.errors import ApiError
-    from serving.service import canonical_theme, resolve_filters
-    from serving.store import LoadedSnapshot
-    from serving.watch import (
+    from publishing.watch import (
         MIN_SECRET_CHARS,
         WatchError,
         Watchlist,
@@ -63,7 +60,10 @@ def watch_add(
         check_url,
         new_secret,
     )
-    from serving.webhooks import head_seq
+    from publishing.webhooks import head_seq
+    from readmodel.errors import ApiError
+    from readmodel.service import canonical_theme, resolve_filters
+    from readmodel.store import LoadedSnapshot
     from warehouse.snapshot import SnapshotError, open_current
 
     data = data_dir_of(data_dir)
@@ -129,13 +129,13 @@ def watch_add(
 
 
 def _now() -> str:
-    from serving.watch import now_text
+    from publishing.watch import now_text
 
     return now_text()
 
 
 def _matches(item: object) -> str:
-    from serving.watch import Watchlist
+    from publishing.watch import Watchlist
 
     assert isinstance(item, Watchlist)
     parts = []
@@ -156,7 +156,7 @@ def watch_list(
     """List watchlists: what each matches, its URL, its state (`ok`, `pending` while a batch
     is being retried, `dead` once a batch failed its last attempt) and its last delivery.
     Secrets are never shown."""
-    from serving.watch import WatchError, WatchStore, delivery_line
+    from publishing.watch import WatchError, WatchStore, delivery_line
 
     try:
         items = WatchStore(data_dir_of(data_dir)).list()
@@ -184,7 +184,7 @@ def watch_remove(
     data_dir: DataDirOption = None,
 ) -> None:
     """Remove a watchlist with its delivery state and any batch waiting in its outbox."""
-    from serving.watch import WatchError, WatchStore
+    from publishing.watch import WatchError, WatchStore
 
     try:
         WatchStore(data_dir_of(data_dir)).remove(name)
@@ -201,8 +201,8 @@ def watch_test(
 ) -> None:
     """POST a signed `ping` event (no signals; nothing is recorded) and show the answer.
     Exit status 1 when the receiver does not answer 2xx."""
-    from serving.watch import WatchError, WatchStore
-    from serving.webhooks import Policy, ping
+    from publishing.watch import WatchError, WatchStore
+    from publishing.webhooks import Policy, ping
 
     try:
         item = WatchStore(data_dir_of(data_dir)).get(name)
@@ -227,8 +227,8 @@ def watch_deliver(
     """Deliver now what each watchlist has not been sent (what runs after every publish),
     with retries; waits for a delivery run already going. Exit status 1 when a batch is
     left pending or dead."""
-    from serving.watch import WatchError
-    from serving.webhooks import deliver
+    from publishing.watch import WatchError
+    from publishing.webhooks import deliver
 
     try:
         report = deliver(data_dir_of(data_dir), names=name or None)
@@ -251,8 +251,8 @@ def watch_retry(
     data_dir: DataDirOption = None,
 ) -> None:
     """Send a dead-lettered batch again (same batch id and bytes), then what followed it."""
-    from serving.watch import WatchError
-    from serving.webhooks import deliver, retry_dead
+    from publishing.watch import WatchError
+    from publishing.webhooks import deliver, retry_dead
 
     data = data_dir_of(data_dir)
     try:

@@ -311,6 +311,18 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> DemoCorpus:
     records.sort(key=lambda r: (r["published_at"], r["url"]))
     markdown_meta.sort(key=lambda m: (m[0]["published_at"], m[0]["url"]))
 
+    docs = _markdown_documents(markdown_meta)
+    doc_records = [dict(meta, text=body) for meta, body in markdown_meta]
+    counts = _count_mentions(records, doc_records)
+    n_signals = sum(len(r["segments"]) if r["kind"] == "podcast" else 1 for r in records) + len(
+        docs
+    )
+    ground_truth = _ground_truth(seed, counts, n_signals, len(records) + len(docs))
+    return DemoCorpus(records=records, markdown_documents=docs, ground_truth=ground_truth)
+
+
+def _markdown_documents(markdown_meta: list[tuple[dict[str, Any], str]]) -> list[tuple[str, str]]:
+    """Each Markdown document's file name (its date and title, numbered when taken) and text."""
     docs: list[tuple[str, str]] = []
     names_seen: set[str] = set()
     for meta, body in markdown_meta:
@@ -321,13 +333,14 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> DemoCorpus:
             n += 1
         names_seen.add(name)
         docs.append((name, _markdown(meta, body)))
+    return docs
 
-    doc_records = [dict(meta, text=body) for meta, body in markdown_meta]
-    counts = _count_mentions(records, doc_records)
-    n_signals = sum(len(r["segments"]) if r["kind"] == "podcast" else 1 for r in records) + len(
-        docs
-    )
-    ground_truth: dict[str, Any] = {
+
+def _ground_truth(
+    seed: int, counts: dict[str, Any], n_signals: int, n_records: int
+) -> dict[str, Any]:
+    """What the corpus plants, for the tests and the docs."""
+    return {
         "seed": seed,
         "as_of": DEMO_AS_OF.isoformat(),
         "weeks": {
@@ -342,7 +355,7 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> DemoCorpus:
         },
         "weekly_counts": counts,
         "signals": n_signals,
-        "records": len(records) + len(docs),
+        "records": n_records,
         "note": (
             "Synthetic corpus: every event, figure and quote is invented. Quotes are attributed "
             "only to fictional people at fictional firms; real people appear only in neutral "
@@ -352,7 +365,6 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> DemoCorpus:
             "'records' counts JSONL records plus Markdown documents."
         ),
     }
-    return DemoCorpus(records=records, markdown_documents=docs, ground_truth=ground_truth)
 
 
 _OUTLETS_BY_KIND: dict[str, tuple[list[v.Outlet], list[int]]] = {

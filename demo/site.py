@@ -629,6 +629,78 @@ def _items(records: Sequence[dict[str, Any]]) -> list[SiteItem]:
     return items
 
 
+class _Writer:
+    """The files of a site being published, by site path: body, content type, modification."""
+
+    def __init__(self, base_url: str, items: list[SiteItem]) -> None:
+        self.base_url = base_url
+        self.items = items
+        self.files: dict[str, tuple[bytes, str, datetime]] = {}
+        self.feeds: dict[str, str] = {}
+        self.sitemaps: dict[str, str] = {}
+
+    def put(self, path: str, text: str | bytes, content_type: str, modified: datetime) -> None:
+        body = text.encode("utf-8") if isinstance(text, str) else text
+        self.files[path] = (body, content_type, modified)
+
+    def pages(self, related: int) -> None:
+        pages = [i for i in self.items if i.kind != "podcast"]
+        for index, item in enumerate(pages):
+            # the sidebar's "most read": the next pages of the site, a different list per page
+            others = [
+                pages[(index + k) % len(pages)] for k in range(1, min(related, len(pages)) + 1)
+            ]
+            page = article_page(item, [o for o in others if o is not item], self.base_url)
+            self.put(item.path, page, HTML_TYPE, _when(str(item.record["published_at"])))
+
+    def feeds_and_sitemaps(self, draft_path: str | None) -> dict[str, datetime]:
+        """A feed and a sitemap per written kind; returns the sitemaps with their lastmod."""
+        children: dict[str, datetime] = {}
+        for kind, (path, flavour) in FEEDS.items():
+            listed = [i for i in self.items if i.kind == kind]
+            if not listed:
+                continue
+            newest = max(_when(str(i.record["published_at"])) for i in listed)
+            writer = {RSS: rss_feed, ATOM: atom_feed, JSON_FEED: json_feed}[flavour]
+            self.put(path, writer(kind, listed, self.base_url), flavour, newest)
+            self.feeds[kind] = self.base_url + path
+            map_path = f"/sitemaps/{SECTIONS[kind]}.xml"
+            extra = [draft_path] if draft_path and kind == "paper" else []
+            self.put(map_path, sitemap(listed, self.base_url, extra), "application/xml", newest)
+            self.sitemaps[kind] = self.base_url + map_path
+            children[map_path] = newest
+        return children
+
+    def podcasts(self) -> None:
+        episodes = [i for i in self.items if i.kind == "podcast"]
+        if not episodes:
+            return
+        newest = max(_when(str(i.record["published_at"])) for i in episodes)
+        self.put(PODCAST_FEED, podcast_feed(episodes, self.base_url), RSS, newest)
+        self.feeds["podcast"] = self.base_url + PODCAST_FEED
+        for item in episodes:
+            modified = _when(str(item.record["published_at"]))
+            if item.path.endswith(".json"):
+                self.put(item.path, transcript_json(item.record), "application/json", modified)
+            else:
+                self.put(item.path, transcript_vtt(item.record), "text/vtt", modified)
+            # a stand-in for the audio: it exists, so a fetcher that asks gets it (and is caught)
+            audio = b"ID3\x03\x00\x00\x00" + bytes(1017)
+            self.put(str(item.audio), audio, "audio/mpeg", modified)
+
+    def write(self, root: Path) -> dict[str, str]:
+        """Every file under ``root``, and ``site.json``; returns each path's content type."""
+        root.mkdir(parents=True, exist_ok=True)
+        manifest: dict[str, dict[str, str]] = {}
+        for path, (body, content_type, modified) in sorted(self.files.items()):
+            target = root / _file_of(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+            manifest[path] = {"type": content_type, "modified": _iso(modified)}
+        (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        return {path: entry["type"] for path, entry in manifest.items()}
+
+
 def publish_site(
     records: Sequence[dict[str, Any]],
     root: Path,
@@ -642,78 +714,25 @@ def publish_site(
     prefix in the papers' sitemap, as a careless CMS does."""
     base_url = base_url.rstrip("/")
     items = _items(records)
-    written: dict[str, tuple[bytes, str, datetime]] = {}
-
-    def put(path: str, text: str | bytes, content_type: str, modified: datetime) -> None:
-        body = text.encode("utf-8") if isinstance(text, str) else text
-        written[path] = (body, content_type, modified)
-
-    pages = [i for i in items if i.kind != "podcast"]
-    for index, item in enumerate(pages):
-        # the sidebar's "most read": the next few pages of the site, a different list per page
-        others = [pages[(index + k) % len(pages)] for k in range(1, min(related, len(pages)) + 1)]
-        put(
-            item.path,
-            article_page(item, [o for o in others if o is not item], base_url),
-            HTML_TYPE,
-            _when(str(item.record["published_at"])),
-        )
-    latest = max((_when(str(i.record["published_at"])) for i in items), default=_EPOCH)
-    feeds: dict[str, str] = {}
-    sitemaps: dict[str, str] = {}
-    children: dict[str, datetime] = {}
+    site = _Writer(base_url, items)
+    site.pages(related)
     draft_path = f"{DISALLOWED_PREFIX}embargoed-preprint.html" if draft else None
-    for kind, (path, flavour) in FEEDS.items():
-        listed = [i for i in items if i.kind == kind]
-        if not listed:
-            continue
-        newest = max(_when(str(i.record["published_at"])) for i in listed)
-        writer = {RSS: rss_feed, ATOM: atom_feed, JSON_FEED: json_feed}[flavour]
-        put(path, writer(kind, listed, base_url), flavour, newest)
-        feeds[kind] = base_url + path
-        map_path = f"/sitemaps/{SECTIONS[kind]}.xml"
-        extra = [draft_path] if draft_path and kind == "paper" else []
-        put(map_path, sitemap(listed, base_url, extra), "application/xml", newest)
-        sitemaps[kind] = base_url + map_path
-        children[map_path] = newest
-    episodes = [i for i in items if i.kind == "podcast"]
-    if episodes:
-        put(
-            PODCAST_FEED,
-            podcast_feed(episodes, base_url),
-            RSS,
-            max(_when(str(i.record["published_at"])) for i in episodes),
-        )
-        feeds["podcast"] = base_url + PODCAST_FEED
-        for item in episodes:
-            modified = _when(str(item.record["published_at"]))
-            if item.path.endswith(".json"):
-                put(item.path, transcript_json(item.record), "application/json", modified)
-            else:
-                put(item.path, transcript_vtt(item.record), "text/vtt", modified)
-            # a stand-in for the audio: it exists, so a fetcher that asks gets it (and is caught)
-            put(str(item.audio), b"ID3\x03\x00\x00\x00" + bytes(1017), "audio/mpeg", modified)
-    put(SITEMAP_INDEX, sitemap_index(children, base_url), "application/xml", latest)
-    put("/robots.txt", robots_txt(base_url), "text/plain; charset=utf-8", _EPOCH)
-    put("/", home_page(items, base_url), HTML_TYPE, latest)
+    children = site.feeds_and_sitemaps(draft_path)
+    site.podcasts()
+    latest = max((_when(str(i.record["published_at"])) for i in items), default=_EPOCH)
+    site.put(SITEMAP_INDEX, sitemap_index(children, base_url), "application/xml", latest)
+    site.put("/robots.txt", robots_txt(base_url), "text/plain; charset=utf-8", _EPOCH)
+    site.put("/", home_page(items, base_url), HTML_TYPE, latest)
     if draft_path:
-        put(draft_path, _draft_page(base_url), HTML_TYPE, latest)
-
-    root.mkdir(parents=True, exist_ok=True)
-    manifest: dict[str, dict[str, str]] = {}
-    for path, (body, content_type, modified) in sorted(written.items()):
-        target = root / _file_of(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(body)
-        manifest[path] = {"type": content_type, "modified": _iso(modified)}
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        site.put(draft_path, _draft_page(base_url), HTML_TYPE, latest)
+    files = site.write(root)
     return Site(
         root,
         base_url,
         items,
-        {path: entry["type"] for path, entry in manifest.items()},
-        feeds,
-        sitemaps,
+        files,
+        site.feeds,
+        site.sitemaps,
         base_url + draft_path if draft_path else None,
     )
 

@@ -9,14 +9,13 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from datetime import datetime
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin
 
 import feedparser  # type: ignore[import-untyped]  # ships neither types nor a py.typed marker
 
-from analytics.records import iso_utc
+from analytics.records import RecordError, iso_utc, parse_timestamp
 from warehouse.adapters.feeds import entry_author, entry_fields, entry_published, entry_text
 from warehouse.adapters.html import fragment_to_text
 
@@ -254,8 +253,8 @@ def _json_date(value: object) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        moment = parse_timestamp(value)
+    except RecordError:
         return None
     return iso_utc(moment, precision="microseconds")
 

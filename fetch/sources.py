@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from analytics.records import RecordError, parse_timestamp
 from analytics.schema import SOURCE_KINDS as KINDS
 from warehouse.files import atomic_write_text
 from warehouse.locks import file_lock
@@ -140,8 +141,8 @@ def _source(entry: object, position: int) -> Source:
     added = entry.get("added")
     if isinstance(added, str):
         try:
-            added = datetime.fromisoformat(added.replace("Z", "+00:00"))
-        except ValueError:
+            added = parse_timestamp(added)
+        except RecordError:
             raise SourceListError(f"{where}: added {added!r} is not an ISO 8601 time") from None
     if added is not None and not isinstance(added, datetime):
         raise SourceListError(f"{where}: added is an ISO 8601 time")

@@ -14,6 +14,7 @@ from pipelines.defs.analytics.assets import (
 )
 from pipelines.defs.analytics.checks import entity_trends_hold, stories_hold, theme_trends_hold
 from pipelines.defs.automation.jobs import daily_refresh, inbox_sensor, refresh_job
+from pipelines.defs.automation.sources import fetch_job, sources_sensor
 from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
 from pipelines.defs.ingest.assets import ingest
@@ -26,6 +27,8 @@ from pipelines.defs.publish.checks import (
     snapshot_verifies,
 )
 from pipelines.defs.search.assets import unit_embeddings
+from pipelines.defs.sources.assets import fetched_items
+from pipelines.defs.sources.resource import FetchResource
 from pipelines.defs.tag.assets import entity_mentions, signal_themes
 from pipelines.resources import AimiResource
 
@@ -64,16 +67,19 @@ CHECKS = [
 
 # Run after a publish, in their own job: never part of a build or a refresh
 NOTIFY_ASSETS = [webhook_deliveries]
+# One partition per followed source, fetched into the inbox when due (`sources_sensor`); the
+# inbox sensor's refresh ingests what they fetched, so they are never part of a build either
+SOURCE_ASSETS = [fetched_items]
 
 defs = dg.Definitions(
-    assets=[*ASSETS, *NOTIFY_ASSETS],
+    assets=[*ASSETS, *NOTIFY_ASSETS, *SOURCE_ASSETS],
     # One process per run, as `aimi build` runs: a step in its own process re-imports this
     # module and reloads MiniLM, which made a UI run of the empty graph take minutes instead of
     # seconds; two cores gain nothing from running the few independent steps side by side.
     executor=dg.in_process_executor,
     asset_checks=CHECKS,
-    jobs=[refresh_job, deliver_job],
+    jobs=[refresh_job, deliver_job, fetch_job],
     schedules=[daily_refresh],
-    sensors=[inbox_sensor, publish_sensor],
-    resources={"aimi": AimiResource()},
+    sensors=[inbox_sensor, publish_sensor, sources_sensor],
+    resources={"aimi": AimiResource(), "fetch": FetchResource()},
 )

@@ -8,9 +8,6 @@ the snapshot.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,11 +22,12 @@ import polars as pl
 from analytics.changes import assign_change_seqs
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import CHANGE_STATE
+from publishing.static.build import StaticSiteError, write_static
+from retrieval.index import build_search_files
 from warehouse.lease import LeaseLost, ensure_held
 from warehouse.locks import build_lock_held_by, publish_lock
 from warehouse.object_store import open_object_store
 from warehouse.paths import DataDir
-from warehouse.search_index import build_search_files
 from warehouse.settings import load_settings
 from warehouse.snapshot import (
     OpenedSnapshot,
@@ -176,26 +174,14 @@ def publish_served(
 
 def write_static_site(folder: Path, previous: Path | None = None) -> dict[str, Any]:
     """Write the static JSON tree and the market-pulse site into the snapshot ``folder``,
-    hard-linking what did not change from the site of ``previous`` (a snapshot folder).
-
-    ``serving.static`` renders them through the service functions the API answers with, so
-    they run in a child interpreter: the pipelines never import the serving package (DESIGN
-    §2), as the CLI never imports Dagster. Returns the child's report (pages, files, bytes).
-    """
-    reuse = [str(previous)] if previous is not None else []
-    done = subprocess.run(
-        [sys.executable, "-m", "serving.static", str(folder), *reuse],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        # the child's exception, its last line (``OSError: [Errno 28] No space left on
-        # device``): the traceback before it is the child's, on its stderr
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        raise RuntimeError(f"the static site for {folder.name} failed: {last.strip()}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"static_site": report}
+    hard-linking what did not change from the site of ``previous`` (a snapshot folder), through
+    the service functions the API answers with (``publishing.static``). Returns the report
+    (pages, files, bytes)."""
+    try:
+        report = write_static(folder, previous)
+    except (StaticSiteError, SnapshotError) as exc:
+        raise RuntimeError(f"the static site for {folder.name} failed: {exc}") from exc
+    return {"static_site": report.to_json()}
 
 
 def publish_staged(

@@ -12,18 +12,18 @@ from functools import partial
 from anyio import CapacityLimiter, to_thread
 from fastapi import FastAPI
 
+from readmodel.store import SnapshotStore
+from readmodel.version import API_VERSION
+from retrieval.query_embedder import QueryEmbedder, load_query_model
 from serving.auth import ThrottledLog
 from serving.errors import add_exception_handlers
 from serving.fastpath import FastPath
 from serving.keys import KeyStore
 from serving.mcp import McpEndpoint, create_mcp_server, streamable_http_app
 from serving.openapi import document
-from serving.query_embedder import QueryEmbedder, load_query_model
 from serving.ratelimit import open_limiter
 from serving.routers import v1_router
 from serving.routers.admin import AdminGuard
-from serving.store import SnapshotStore
-from serving.version import API_VERSION
 from warehouse.object_store import SnapshotPuller, open_object_store
 from warehouse.paths import DataDir
 from warehouse.settings import Settings, load_settings

@@ -18,7 +18,8 @@ from fastapi.security import APIKeyHeader
 from starlette.datastructures import State
 from starlette.types import Scope
 
-from serving.errors import RATE_LIMIT_HEADERS_STATE, RateLimited, Unauthorized, Unavailable
+from readmodel.errors import RateLimited, Unauthorized, Unavailable
+from serving.errors import RATE_LIMIT_HEADERS_STATE
 from serving.keys import KeyStore
 from serving.ratelimit import RateLimiter, RateLimitError
 

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from readmodel.store import LoadedSnapshot, SnapshotStore
 from serving.auth import ApiKeyDep, Principal, require_api_key
-from serving.store import LoadedSnapshot, SnapshotStore
 from warehouse.settings import Settings
 
 __all__ = [

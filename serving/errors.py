@@ -1,4 +1,5 @@
-"""The API's error hierarchy and its one renderer (docs/api.md §7, docs/design.md §9).
+"""The API's one renderer of errors (docs/api.md §7, docs/design.md §9); the hierarchy it
+renders is ``readmodel.errors``.
 
 ``add_exception_handlers`` installs the handlers and the request-id middleware: every response
 carries ``X-Request-Id``, every error status except 422 answers with the error body, and an
@@ -22,6 +23,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from readmodel.errors import ApiError
+
 log = logging.getLogger("aimi.serving")
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -38,63 +41,6 @@ _CODES_BY_STATUS = {
     500: "internal_error",
     503: "unavailable",
 }
-
-
-class ApiError(Exception):
-    """An error answered with the spec's error body; subclasses fix the status and code."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        field: str | None = None,
-        retry_after: int | None = None,
-        reset: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
-        self.retry_after = retry_after
-        self.reset = reset
-
-
-class InvalidParameters(ApiError):
-    """400: the parameters are well-typed but cannot be answered together (docs/design.md §9)."""
-
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(400, "invalid_parameters", message, field=field)
-
-
-class Unauthorized(ApiError):
-    """401: a missing or invalid API key (or admin secret)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(401, "unauthorized", message)
-
-
-class NotFound(ApiError):
-    """404: an unknown signal, entity, theme or route."""
-
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(404, "not_found", message, field=field)
-
-
-class Unavailable(ApiError):
-    """503: nothing to serve yet; ``retry_after`` says when to try again."""
-
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(503, "unavailable", message, retry_after=retry_after)
-
-
-class RateLimited(ApiError):
-    """429: a window of the key's quota is full; ``retry_after`` and ``reset`` say until when."""
-
-    def __init__(self, message: str, *, retry_after: int, reset: int) -> None:
-        super().__init__(429, "rate_limited", message, retry_after=retry_after, reset=reset)
 
 
 RATE_LIMIT_HEADERS_STATE = "rate_limit_headers"

@@ -30,20 +30,21 @@ from anyio import to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from analytics.schema import UNIT_ROLES
-from serving import service
-from serving.auth import admit, api_key_of, authenticate
-from serving.cursor import MAX_CURSOR_CHARS
-from serving.errors import ApiError, error_response_of
-from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, STORY_FILTERS, Declined
-from serving.responses import MAX_LIMIT
-from serving.service import (
+from readmodel import service
+from readmodel.cursor import MAX_CURSOR_CHARS
+from readmodel.errors import ApiError
+from readmodel.responses import MAX_LIMIT
+from readmodel.service import (
     MAX_NAME_OR_ID_CHARS,
     MAX_QUERY_CHARS,
     MAX_SEARCH_LIMIT,
     MAX_UNIT_ID_CHARS,
     SignalSort,
 )
-from serving.store import LoadedSnapshot, SnapshotStore
+from readmodel.store import LoadedSnapshot, SnapshotStore
+from serving.auth import admit, api_key_of, authenticate
+from serving.errors import error_response_of
+from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, STORY_FILTERS, Declined
 
 _ENTITY_PREFIX = "/v1/entities/"
 _SIGNAL_PREFIX = "/v1/signals/"

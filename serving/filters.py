@@ -18,15 +18,15 @@ from pydantic import Field, TypeAdapter, ValidationError
 from analytics.entities import EntityType
 from analytics.schema import ContentType
 from analytics.trends import MIN_LABELLED
-from serving.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
-from serving.openapi import THEME_MATCHING, theme_enum
-from serving.service import (
+from readmodel.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
+from readmodel.service import (
     MAX_ENTITY_FILTER_CHARS,
     MAX_KEYWORD_CHARS,
     MAX_NAME_CHARS,
     MAX_THEME_CHARS,
     WINDOW_PATTERN,
 )
+from serving.openapi import THEME_MATCHING, theme_enum
 
 
 class Declined(ValueError):
@@ -201,7 +201,7 @@ ENTITY_FILTERS: dict[str, ListFilter] = {
     "min_signals": MIN_SIGNALS,
 }
 
-# /v1/stories and its MCP tool (issue 31)
+# /v1/stories and its MCP tool
 STORY_ENTITY = ListFilter(
     str | None,
     rest="Stories whose signals mention this entity: public id (`ent:/…`) or exact display name "

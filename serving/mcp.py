@@ -1,5 +1,5 @@
 """The MCP server: nine read-only tools over the same service functions as the /v1 routes
-(``serving.service``), so a tool fails with the REST error's message and, with ``full=true`` (and
+(``readmodel.service``), so a tool fails with the REST error's message and, with ``full=true`` (and
 always for the three single-object tools), returns the object the REST endpoint returns. By
 default the four list tools return a compact projection of it (``COMPACT``), so a page of
 results does not flood an agent's context.
@@ -30,15 +30,17 @@ from analytics.profiles import TypePrimary
 from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis
 from analytics.trends import Mode
-from serving import filters, service
+from readmodel import service
+from readmodel.catalog import EntitySort
+from readmodel.errors import ApiError
+from readmodel.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
+from readmodel.responses import DEFAULT_LIMIT, MAX_LIMIT
+from readmodel.service import ABOUT, Embed, SignalSort
+from readmodel.store import LoadedSnapshot
+from readmodel.version import API_VERSION
+from serving import filters
 from serving.auth import admit, api_key_of, authenticate
-from serving.catalog import EntitySort
-from serving.errors import ApiError, error_response_of
-from serving.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
-from serving.responses import DEFAULT_LIMIT, MAX_LIMIT
-from serving.service import ABOUT, Embed, SignalSort
-from serving.store import LoadedSnapshot
-from serving.version import API_VERSION
+from serving.errors import error_response_of
 
 MCP_PATH = "/mcp"
 INSTRUCTIONS = (
@@ -397,7 +399,7 @@ def _signal_tools(tools: _Tools) -> None:
 
 
 def _story_tools(tools: _Tools) -> None:
-    """The story tools (issue 31): ``list_stories``, ``get_story``."""
+    """The story tools: ``list_stories``, ``get_story``."""
 
     @tools.tool("list_stories", "List stories, newest activity first")
     async def list_stories(

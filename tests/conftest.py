@@ -146,7 +146,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def pytest_sessionfinish() -> None:
     # the webhook delivery runs builds started (they outlive a build by design) must not
     # outlive the session, writing into data dirs it is about to remove
-    webhooks = sys.modules.get("serving.webhooks")
+    webhooks = sys.modules.get("publishing.webhooks")
     if webhooks is not None:
         webhooks.reap_started(timeout=30)
     if _board and _owner[0]:  # after every worker has finished, under pytest-xdist

@@ -1,24 +1,21 @@
-"""The analytics benchmark's equality check (bench/analytics/run.py): a column on one side only
-is a difference whichever side it is on, and differences end the run with a nonzero status;
+"""The analytics benchmark's equality check (bench/analytics/speed/run.py): a column on one side
+only is a difference whichever side it is on, and differences end the run with a nonzero status;
 with pandas installed, the reference agrees with the stage on a small corpus."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 import pytest
 
-from tests.bench_scripts import bench_script
+from bench.analytics.speed import run as analytics_run
 
 
 @pytest.fixture(scope="module")
-def bench() -> Iterator[ModuleType]:
-    # the benchmark runs as a script beside its generate.py and pandas_reference.py
-    with bench_script("analytics", "run", "generate", "pandas_reference") as module:
-        yield module
+def bench() -> ModuleType:
+    return analytics_run
 
 
 def _ours(bench: ModuleType) -> dict[str, pl.DataFrame]:

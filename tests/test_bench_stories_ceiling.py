@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import ModuleType
@@ -13,13 +12,12 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tests.bench_scripts import bench_script
+from bench.stories import ceiling as ceiling_script
 
 
 @pytest.fixture(scope="module")
-def ceiling() -> Iterator[ModuleType]:
-    with bench_script("stories", "ceiling", "events") as module:
-        yield module
+def ceiling() -> ModuleType:
+    return ceiling_script
 
 
 def test_the_logistic_fit_ranks_by_the_feature_that_decides(ceiling: ModuleType) -> None:

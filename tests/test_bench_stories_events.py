@@ -5,7 +5,6 @@ whose signals are gone reported, not counted."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from types import ModuleType
@@ -13,14 +12,12 @@ from typing import Any
 
 import pytest
 
-from tests.bench_scripts import bench_script
+from bench.stories import events as events_script
 
 
 @pytest.fixture(scope="module")
-def events() -> Iterator[ModuleType]:
-    # the benchmark runs as a script from its directory
-    with bench_script("stories", "events") as module:
-        yield module
+def events() -> ModuleType:
+    return events_script
 
 
 def judged(stratum: str, a: str, b: str, yes: bool) -> dict[str, Any]:

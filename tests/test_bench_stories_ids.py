@@ -3,20 +3,17 @@ and the signals that changed story."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import ModuleType
 
 import polars as pl
 import pytest
 
-from tests.bench_scripts import bench_script
+from bench.stories import ids as ids_script
 
 
 @pytest.fixture(scope="module")
-def ids() -> Iterator[ModuleType]:
-    # the benchmark runs as a script from its directory
-    with bench_script("stories", "ids") as module:
-        yield module
+def ids() -> ModuleType:
+    return ids_script
 
 
 def stories(rows: list[tuple[str, list[str], list[str], str | None]]) -> pl.DataFrame:

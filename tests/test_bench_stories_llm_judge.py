@@ -4,20 +4,18 @@ request, the verdicts read from the answers, failures left out, and the weighted
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
 
+from bench.stories import llm_judge
 from pipelines.llm import LlmEndpoint
-from tests.bench_scripts import bench_script
 from tests.llm_server import Received, Reply, answer, llm_server, refused_url
 
 
 @pytest.fixture(scope="module")
-def judge() -> Iterator[ModuleType]:
-    with bench_script("stories", "llm_judge", "ceiling", "events") as module:
-        yield module
+def judge() -> ModuleType:
+    return llm_judge
 
 
 def post(title: str, text: str = "") -> dict[str, str]:

@@ -14,8 +14,8 @@ from pydantic import SecretStr
 
 from analytics.profiles import recount
 from demo import DEMO_AS_OF
+from readmodel.models import SignalDetail, SignalList
 from serving.app import create_app
-from serving.models import SignalDetail, SignalList
 from tests.background import REAL_RECORDS
 from warehouse.paths import DataDir
 from warehouse.settings import Settings

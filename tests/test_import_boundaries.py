@@ -1,7 +1,12 @@
-"""Who may import whom. analytics is pure; warehouse reads only analytics' schemas; serving
-and pipelines never import each other; demo (the generated corpus) reads only analytics'
-schemas; cli (the ``aimi`` command line) is the one package that imports every other, and the
-only one that imports demo; nothing imports cli."""
+"""Who may import whom (docs/design.md §2). The packages stand in layers, and a package imports
+only packages of lower layers: analytics is pure; warehouse does the I/O and reads only
+analytics' schemas; retrieval is search (its index build and its engine) and fetch, beside it,
+the source fetcher (it writes inbox files and ingests them through warehouse); readmodel is the
+loaded snapshot and the answers; publishing writes what a snapshot publishes (the static site,
+feeds, JSON tree, export) and delivers webhooks; pipelines (Dagster) and serving (the read-only
+API) stand side by side and never import each other; cli (the ``aimi`` command line) is the one
+package that imports every other, and the only one that imports demo (the generated corpus,
+which reads only analytics' schemas); nothing imports cli."""
 
 from __future__ import annotations
 
@@ -11,17 +16,26 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("analytics", "warehouse", "fetch", "pipelines", "serving", "demo", "cli")
+# lowest first; the packages of one layer never import each other
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("analytics",),
+    ("warehouse",),
+    # search (the engine and its index) and the source fetcher: beside each other
+    ("retrieval", "fetch"),
+    ("readmodel",),
+    ("publishing",),
+    ("pipelines", "serving"),
+    ("cli",),
+)
 ALLOWED = {
-    "analytics": set(),
-    "demo": {"analytics"},
-    "warehouse": {"analytics"},
-    # the source fetcher writes inbox files and ingests them through warehouse
-    "fetch": {"warehouse", "analytics"},
-    "pipelines": {"warehouse", "analytics", "fetch"},
-    "serving": {"warehouse", "analytics"},
-    "cli": {"analytics", "warehouse", "fetch", "pipelines", "serving", "demo"},
+    package: {lower for below in LAYERS[:level] for lower in below}
+    for level, layer in enumerate(LAYERS)
+    for package in layer
 }
+# demo stands apart: it reads analytics' schemas, and only the command line reads it
+ALLOWED["demo"] = {"analytics"}
+ALLOWED["cli"].add("demo")
+OURS = tuple(ALLOWED)
 # Schema-like analytics modules: constants, record models, no computations.
 DEMO_MAY_USE = {"analytics.schema", "analytics.records", "analytics.entities", "analytics.themes"}
 # analytics does no I/O and knows nothing of the frameworks around it.
@@ -29,6 +43,9 @@ FORBIDDEN_THIRD_PARTY = {
     "analytics": {"dagster", "fastapi", "starlette", "duckdb", "uvicorn", "faiss", "tantivy"},
     "demo": {"dagster", "fastapi", "starlette", "duckdb", "uvicorn", "faiss", "tantivy", "torch"},
     "warehouse": {"dagster", "fastapi", "starlette", "uvicorn"},
+    "retrieval": {"dagster", "fastapi", "starlette", "uvicorn"},
+    "readmodel": {"dagster", "fastapi", "starlette", "uvicorn"},
+    "publishing": {"dagster", "fastapi", "starlette", "uvicorn"},
     "fetch": {"dagster", "fastapi", "starlette", "uvicorn"},
     "serving": {"dagster"},
 }
@@ -131,3 +148,19 @@ def test_only_the_cli_imports_demo() -> None:
         if module.split(".")[0] == "demo"
     }
     assert files == {"cli/demo.py", "cli/build.py"}
+
+
+def test_the_layers_read_as_the_design_says() -> None:
+    # the pairs a reader asks about, spelled out
+    assert ALLOWED["pipelines"] == {
+        "analytics",
+        "warehouse",
+        "retrieval",
+        "fetch",
+        "readmodel",
+        "publishing",
+    }
+    assert ALLOWED["serving"] == ALLOWED["pipelines"]
+    assert ALLOWED["readmodel"] == {"analytics", "warehouse", "retrieval", "fetch"}
+    assert ALLOWED["fetch"] == {"analytics", "warehouse"}
+    assert ALLOWED["cli"] == set(OURS) - {"cli"}

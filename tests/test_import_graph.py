@@ -8,7 +8,18 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("analytics", "warehouse", "pipelines", "serving", "demo", "cli")
+PACKAGES = (
+    "analytics",
+    "warehouse",
+    "retrieval",
+    "fetch",
+    "readmodel",
+    "publishing",
+    "pipelines",
+    "serving",
+    "demo",
+    "cli",
+)
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:

@@ -156,7 +156,7 @@ def _load_onnx(cache_dir: Path, threads: int, precision: Precision) -> BuildEnco
             "slower)."
             if precision == "fp32"
             else "AIMI_THEME_PRECISION=fp32 tags themes with the build's fp32 encoder instead "
-            "(the labels before issue 33, slower)."
+            "(the labels of the fp32 encoder, slower)."
         )
         raise BuildEncoderUnavailable(
             f"the build's ONNX encoder could not be made at {dest} "

@@ -188,28 +188,7 @@ def ingest_paths(
     ) as bar:
         for path, digest in todo:
             before = len(report.quarantined)
-            count = 0
-            for raw in reader(path):
-                bar.update(raw.size)
-                count += 1
-                report.records += 1
-                if raw.error is not None:
-                    report.quarantined.append(
-                        QuarantinedRecord(
-                            raw.file, raw.line, None, raw.error, raw.raw[:RAW_KEEP_CHARS]
-                        )
-                    )
-                    continue
-                try:
-                    record = validate_record(raw.data)
-                except RecordError as exc:
-                    report.quarantined.append(
-                        QuarantinedRecord(
-                            raw.file, raw.line, exc.field, exc.message, raw.raw[:RAW_KEEP_CHARS]
-                        )
-                    )
-                    continue
-                valid.append((record, f"{raw.file}:{raw.line}"))
+            count = _read_into(path, report, valid, bar.update, reader)
             log_rows.append(
                 {
                     "path": str(path.resolve()),
@@ -229,26 +208,65 @@ def ingest_paths(
             write_table(data_dir, "sources", table)
     # written even when empty, so the catalog always has the table docs/warehouse.md lists
     if report.quarantined or not table_exists(data_dir, "quarantine"):
-        quarantine = read_table(data_dir, "quarantine", QUARANTINE)
-        fresh = pl.DataFrame(
-            [
-                {
-                    "file": q.file,
-                    "line": q.line,
-                    "field": q.field,
-                    "reason": q.reason,
-                    "raw": q.raw,
-                    "quarantined_at": now,
-                }
-                for q in report.quarantined
-            ],
-            schema=QUARANTINE,
-            orient="row",
-        )
-        write_table(data_dir, "quarantine", pl.concat([quarantine, fresh]))
+        _append_quarantine(data_dir, report.quarantined, now)
     if log_rows:
         write_table(
             data_dir, "ingest_log", pl.concat([log, pl.DataFrame(log_rows, schema=INGEST_LOG)])
         )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _read_into(
+    path: Path,
+    report: IngestReport,
+    valid: list[tuple[SourceRecord, str]],
+    advance: Callable[[int], object],
+    reader: Callable[[Path], Iterable[RawRecord]] = read_file,
+) -> int:
+    """Read one file: its valid records appended to ``valid`` with their place, the others
+    quarantined in ``report``; ``advance`` gets each record's size. Returns the file's count
+    of records."""
+    count = 0
+    for raw in reader(path):
+        advance(raw.size)
+        count += 1
+        report.records += 1
+        if raw.error is not None:
+            report.quarantined.append(
+                QuarantinedRecord(raw.file, raw.line, None, raw.error, raw.raw[:RAW_KEEP_CHARS])
+            )
+            continue
+        try:
+            record = validate_record(raw.data)
+        except RecordError as exc:
+            report.quarantined.append(
+                QuarantinedRecord(
+                    raw.file, raw.line, exc.field, exc.message, raw.raw[:RAW_KEEP_CHARS]
+                )
+            )
+            continue
+        valid.append((record, f"{raw.file}:{raw.line}"))
+    return count
+
+
+def _append_quarantine(
+    data_dir: DataDir, quarantined: Sequence[QuarantinedRecord], now: datetime
+) -> None:
+    quarantine = read_table(data_dir, "quarantine", QUARANTINE)
+    fresh = pl.DataFrame(
+        [
+            {
+                "file": q.file,
+                "line": q.line,
+                "field": q.field,
+                "reason": q.reason,
+                "raw": q.raw,
+                "quarantined_at": now,
+            }
+            for q in quarantined
+        ],
+        schema=QUARANTINE,
+        orient="row",
+    )
+    write_table(data_dir, "quarantine", pl.concat([quarantine, fresh]))

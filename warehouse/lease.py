@@ -1,4 +1,4 @@
-"""The build lock across machines: a lease object on the S3-compatible store (issue 33).
+"""The build lock across machines: a lease object on the S3-compatible store.
 
 When the warehouse (``AIMI_WAREHOUSE_URL``) or, without it, the snapshot store
 (``AIMI_SNAPSHOT_STORE``) is on an S3-compatible store, builders on several machines share it,

@@ -63,9 +63,9 @@ OUTPUT_NAME = "sentence_embedding"
 # nothing. One thread is the choice that never falls apart.
 INTRA_OP_THREADS = 1
 # A run's fixed cost in padded tokens: one query took 4.0 ms at 7 tokens and 9.5 ms at 32 on one
-# thread (bench/encoder.py), ~0.22 ms a token beyond ~2.5 ms for reading the weights once. Mixed
-# lengths in one padded batch of 8 made batching slower than one run per query (115 against
-# 188 queries/s); grouping by this cost takes the cheaper of the two, or something between.
+# thread (bench/search/speed/encoder.py), ~0.22 ms a token beyond ~2.5 ms for reading the weights
+# once. Mixed lengths in one padded batch of 8 made batching slower than one run per query (115
+# against 188 queries/s); grouping by this cost takes the cheaper of the two, or something between.
 RUN_COST_TOKENS = 11
 # Above this many batches' worth of texts a call is cut into consecutive batches of the sorted
 # lengths instead of grouped by ``padded_groups``.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -233,77 +234,10 @@ def parse_entries(raw: list[Any]) -> tuple[list[tuple[Entity, int]], list[str]]:
             continue
         where = _where(index, entry)
         before = len(problems)
-        unknown = sorted(str(k) for k in entry if k not in FIELD_ORDER)
-        if unknown:
-            problems.append(
-                f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(FIELD_ORDER)}"
-            )
-        for required in REQUIRED_FIELDS:
-            value = entry.get(required)
-            if not isinstance(value, str) or not value.strip():
-                problems.append(f"{where}: field '{required}' is missing or empty")
+        problems.extend(_identity_problems(where, entry))
         etype, key, eid, name = (entry.get(f) for f in ("type", "key", "id", "name"))
-        if isinstance(etype, str) and etype and etype not in ENTITY_TYPES:
-            problems.append(
-                f"{where}: field 'type': unknown type {etype!r}; use one of "
-                f"{', '.join(ENTITY_TYPES)}"
-            )
-        if isinstance(eid, str) and eid and not is_public_id(eid):
-            problems.append(
-                f"{where}: field 'id': {eid!r} is not {PUBLIC_ID_PREFIX} followed by 10 "
-                "lowercase base32 characters (a-z, 2-7)"
-            )
-        if isinstance(key, str) and key:
-            prefix, _, slug = key.partition(":")
-            if prefix != etype or not KEY_SLUG_RE.match(slug):
-                problems.append(
-                    f"{where}: field 'key': {key!r} must be '<type>:<slug>' with the entry's "
-                    "type and a lowercase slug"
-                )
-        case = entry.get("case", "insensitive")
-        if case not in ("exact", "insensitive"):
-            problems.append(f"{where}: field 'case': must be 'exact' or 'insensitive'")
-            case = "insensitive"
-        lists: dict[str, list[str]] = {}
-        for field_name in ("aliases", "exact_aliases", "shared_aliases"):
-            values = _str_list(entry.get(field_name))
-            if values is None:
-                problems.append(f"{where}: field '{field_name}': must be a list of strings")
-                values = []
-            lists[field_name] = values
-        family = entry.get("family")
-        if family is not None and not isinstance(family, str):
-            problems.append(f"{where}: field 'family': must be an entity id")
-            family = None
-        url = entry.get("wikipedia_url")
-        if url is not None and (not isinstance(url, str) or not WIKIPEDIA_URL_RE.match(url)):
-            problems.append(
-                f"{where}: field 'wikipedia_url': {url!r} is not an English Wikipedia article "
-                "URL (https://en.wikipedia.org/wiki/<Title>)"
-            )
-            url = None
-        reviewed = entry.get("reviewed", True)
-        if not isinstance(reviewed, bool):
-            problems.append(f"{where}: field 'reviewed': must be true or false")
-            reviewed = True
-        extra = entry.get("extra") or {}
-        if not isinstance(extra, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in extra.items()
-        ):
-            problems.append(f"{where}: field 'extra': must map text to text")
-            extra = {}
-        if SHARED_KEY in extra:
-            problems.append(f"{where}: field 'extra': use the shared_aliases field instead")
-        problems.extend(
-            _form_problems(where, str(name or ""), case, lists["aliases"], lists["exact_aliases"])
-        )
-        forms = {str(name or ""), *lists["aliases"], *lists["exact_aliases"]}
-        for text in lists["shared_aliases"]:
-            if text not in forms:
-                problems.append(
-                    f"{where}: field 'shared_aliases': {text!r} is not the name or an alias "
-                    "of this entry"
-                )
+        options = _entry_options(where, entry, problems)
+        problems.extend(_alias_problems(where, str(name or ""), options))
         if len(problems) > before:
             continue
         entity = make_entity(
@@ -311,17 +245,124 @@ def parse_entries(raw: list[Any]) -> tuple[list[tuple[Entity, int]], list[str]]:
             key=str(key),
             name=str(name),
             type=str(etype),
-            case=case,
-            aliases=lists["aliases"],
-            exact_aliases=lists["exact_aliases"],
-            shared=lists["shared_aliases"],
-            family=family,
-            wikipedia_url=url,
-            reviewed=reviewed,
-            extra=extra,
+            case=options.case,
+            aliases=options.aliases,
+            exact_aliases=options.exact_aliases,
+            shared=options.shared_aliases,
+            family=options.family,
+            wikipedia_url=options.wikipedia_url,
+            reviewed=options.reviewed,
+            extra=options.extra,
         )
         out.append((entity, index))
     return out, problems
+
+
+def _identity_problems(where: str, entry: Mapping[str, Any]) -> list[str]:
+    """What is wrong with an entry's fields as a whole and with its type, id and key."""
+    problems: list[str] = []
+    unknown = sorted(str(k) for k in entry if k not in FIELD_ORDER)
+    if unknown:
+        problems.append(
+            f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(FIELD_ORDER)}"
+        )
+    for required in REQUIRED_FIELDS:
+        value = entry.get(required)
+        if not isinstance(value, str) or not value.strip():
+            problems.append(f"{where}: field '{required}' is missing or empty")
+    etype, key, eid = (entry.get(f) for f in ("type", "key", "id"))
+    if isinstance(etype, str) and etype and etype not in ENTITY_TYPES:
+        problems.append(
+            f"{where}: field 'type': unknown type {etype!r}; use one of {', '.join(ENTITY_TYPES)}"
+        )
+    if isinstance(eid, str) and eid and not is_public_id(eid):
+        problems.append(
+            f"{where}: field 'id': {eid!r} is not {PUBLIC_ID_PREFIX} followed by 10 "
+            "lowercase base32 characters (a-z, 2-7)"
+        )
+    if isinstance(key, str) and key:
+        prefix, _, slug = key.partition(":")
+        if prefix != etype or not KEY_SLUG_RE.match(slug):
+            problems.append(
+                f"{where}: field 'key': {key!r} must be '<type>:<slug>' with the entry's "
+                "type and a lowercase slug"
+            )
+    return problems
+
+
+@dataclass(frozen=True)
+class _Options:
+    """An entry's optional fields, each at its default where it was invalid."""
+
+    case: CaseRule
+    aliases: list[str]
+    exact_aliases: list[str]
+    shared_aliases: list[str]
+    family: str | None
+    wikipedia_url: str | None
+    reviewed: bool
+    extra: dict[str, str]
+
+
+def _entry_options(where: str, entry: Mapping[str, Any], problems: list[str]) -> _Options:
+    """An entry's optional fields; what is wrong with them is appended to ``problems``."""
+    case = entry.get("case", "insensitive")
+    if case not in ("exact", "insensitive"):
+        problems.append(f"{where}: field 'case': must be 'exact' or 'insensitive'")
+        case = "insensitive"
+    lists: dict[str, list[str]] = {}
+    for field_name in ("aliases", "exact_aliases", "shared_aliases"):
+        values = _str_list(entry.get(field_name))
+        if values is None:
+            problems.append(f"{where}: field '{field_name}': must be a list of strings")
+            values = []
+        lists[field_name] = values
+    family = entry.get("family")
+    if family is not None and not isinstance(family, str):
+        problems.append(f"{where}: field 'family': must be an entity id")
+        family = None
+    url = entry.get("wikipedia_url")
+    if url is not None and (not isinstance(url, str) or not WIKIPEDIA_URL_RE.match(url)):
+        problems.append(
+            f"{where}: field 'wikipedia_url': {url!r} is not an English Wikipedia article "
+            "URL (https://en.wikipedia.org/wiki/<Title>)"
+        )
+        url = None
+    reviewed = entry.get("reviewed", True)
+    if not isinstance(reviewed, bool):
+        problems.append(f"{where}: field 'reviewed': must be true or false")
+        reviewed = True
+    extra = entry.get("extra") or {}
+    if not isinstance(extra, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in extra.items()
+    ):
+        problems.append(f"{where}: field 'extra': must map text to text")
+        extra = {}
+    if SHARED_KEY in extra:
+        problems.append(f"{where}: field 'extra': use the shared_aliases field instead")
+    return _Options(
+        case=case,
+        aliases=lists["aliases"],
+        exact_aliases=lists["exact_aliases"],
+        shared_aliases=lists["shared_aliases"],
+        family=family,
+        wikipedia_url=url,
+        reviewed=reviewed,
+        extra=extra,
+    )
+
+
+def _alias_problems(where: str, name: str, options: _Options) -> list[str]:
+    """What is wrong with an entry's name and aliases taken together."""
+    problems = _form_problems(where, name, options.case, options.aliases, options.exact_aliases)
+    forms = {name, *options.aliases, *options.exact_aliases}
+    for text in options.shared_aliases:
+        if text not in forms:
+            problems.append(
+                f"{where}: field 'shared_aliases': {text!r} is not the name or an alias "
+                "of this entry"
+            )
+    return problems
 
 
 def _form_problems(

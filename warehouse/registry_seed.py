@@ -299,30 +299,8 @@ def _tidy(text: str) -> str:
 def epoch_drafts(epoch_dir: Path, skips: dict[str, list[str]]) -> list[Draft]:
     """Organizations, models and hardware chosen from the Epoch CSVs (see module constants)."""
     models = _read_csv(epoch_dir / "all_ai_models.csv")
-    skip_models = set(skips.get("models", []))
+    kept_models = _kept_models(models, set(skips.get("models", [])))
     skip_orgs = set(skips.get("organizations", []))
-    skip_hardware = set(skips.get("hardware", []))
-    kept_models: list[dict[str, str]] = []
-    for row in models:
-        name = _tidy(row["Model"])
-        date = row["Publication date"]
-        notability = row["Notability criteria"]
-        if not name or name in skip_models or GENERIC_MODEL_RE.search(name):
-            continue
-        try:
-            compute = float(row["Training compute (FLOP)"] or 0)
-        except ValueError:
-            compute = 0.0
-        if date >= RECENT_MODEL_DATE:
-            keep = (
-                any(n in notability for n in NOTABLE_RECENT)
-                or compute >= FRONTIER_COMPUTE_FLOP
-                or (row["Model accessibility"] == "API access" and bool(notability))
-            )
-        else:
-            keep = date >= HISTORIC_MODEL_DATE and "Historical significance" in notability
-        if keep:
-            kept_models.append(row)
 
     org_counts = Counter(o for row in models for o in _split_orgs(row["Organization"]))
     wanted_orgs = {o for o, n in org_counts.items() if n >= MIN_MODELS_PER_ORG}
@@ -347,7 +325,42 @@ def epoch_drafts(epoch_dir: Path, skips: dict[str, list[str]]) -> list[Draft]:
         if row["Publication date"]:
             draft.extra["published"] = row["Publication date"]
         drafts.append(draft)
-    for row in _read_csv(epoch_dir / "ml_hardware.csv"):
+    drafts.extend(
+        _hardware_drafts(_read_csv(epoch_dir / "ml_hardware.csv"), set(skips.get("hardware", [])))
+    )
+    return drafts
+
+
+def _kept_models(models: list[dict[str, str]], skip_models: set[str]) -> list[dict[str, str]]:
+    """The model rows worth an entity: recent notable or frontier ones, historic landmarks."""
+    kept_models: list[dict[str, str]] = []
+    for row in models:
+        name = _tidy(row["Model"])
+        date = row["Publication date"]
+        notability = row["Notability criteria"]
+        if not name or name in skip_models or GENERIC_MODEL_RE.search(name):
+            continue
+        try:
+            compute = float(row["Training compute (FLOP)"] or 0)
+        except ValueError:
+            compute = 0.0
+        if date >= RECENT_MODEL_DATE:
+            keep = (
+                any(n in notability for n in NOTABLE_RECENT)
+                or compute >= FRONTIER_COMPUTE_FLOP
+                or (row["Model accessibility"] == "API access" and bool(notability))
+            )
+        else:
+            keep = date >= HISTORIC_MODEL_DATE and "Historical significance" in notability
+        if keep:
+            kept_models.append(row)
+    return kept_models
+
+
+def _hardware_drafts(rows: list[dict[str, str]], skip_hardware: set[str]) -> list[Draft]:
+    """The accelerators released since ``HARDWARE_SINCE``, named as people write them."""
+    drafts: list[Draft] = []
+    for row in rows:
         raw = _tidy(row["Hardware name"])
         release = row["Release date"]
         if (

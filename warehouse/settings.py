@@ -146,8 +146,8 @@ class Settings(BaseSettings):
     build_encoder: Literal["onnx", "torch"] = "onnx"
     # the precision theme tagging embeds at when build_encoder is "onnx": "int8" (the query
     # encoder's int8 export, each text run alone: ~2x less CPU for the build's longest pass,
-    # labels within the hand-check's noise, docs/quality.md) or "fp32" (the build encoder's,
-    # the labels before issue 33); what a build stores as vectors is fp32 either way
+    # labels within the hand-check's noise, docs/quality.md) or "fp32" (the build encoder's);
+    # what a build stores as vectors is fp32 either way
     theme_precision: Literal["int8", "fp32"] = "int8"
     # intra-op threads of the build's ONNX encoder; unset: the cores this process may use
     build_threads: int | None = Field(default=None, ge=1)

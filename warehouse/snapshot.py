@@ -36,6 +36,10 @@ FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
 KEEP_SNAPSHOTS = 5
 STAGING_PREFIX = ".staging-"  # a snapshot being written, renamed whole once sealed
+# The static site's folder inside a snapshot (``<snapshot>/site/``), and beside it the record of
+# what each page was rendered from, for the next build to reuse (the publishing package).
+SITE_DIR = "site"
+SITE_INPUTS_FILE = "site-inputs.json"
 
 
 class SnapshotError(RuntimeError):
@@ -48,7 +52,7 @@ class TableEntry:
     rows: int
     bytes: int
     sha256: str
-    xxh3: str = ""  # absent from manifests written before issue 19
+    xxh3: str = ""  # absent from manifests written before XXH3 checksums
 
 
 @dataclass(frozen=True)
@@ -347,6 +351,12 @@ def _prune(data_dir: DataDir, *, keep: int, current: str) -> None:
     for old in folders[:-keep] if keep > 0 else []:
         if old.name != current:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def static_file(name: str) -> bool:
+    """Whether a snapshot's file (path relative to the snapshot) belongs to the static site:
+    under ``site/``, or the record of its pages' inputs."""
+    return name == SITE_INPUTS_FILE or name.startswith(SITE_DIR + "/")
 
 
 def open_snapshot(

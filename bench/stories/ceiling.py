@@ -51,7 +51,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from events import (
+
+from analytics.stories import StoryParams, _sparse_dot, _TermIdf, signal_terms
+from bench.stories.events import (
     JUDGED,
     MAX_OUTSIDE,
     YEARS,
@@ -70,8 +72,6 @@ from events import (
     strata_of,
     yearly,
 )
-
-from analytics.stories import StoryParams, _sparse_dot, _TermIdf, signal_terms
 
 FEATURES = ("title_text", "units", "entities", "terms", "days_apart", "same_author", "same_site")
 BINARY = tuple(name.startswith("same_") for name in FEATURES)

@@ -69,7 +69,7 @@ def main() -> None:
     themes = pl.read_parquet(w / "signal_themes.parquet")
     previous = pl.read_parquet(w / "stories.parquet")
     if args.previous_params:
-        from quality import parse_params  # bench/stories/quality.py, beside this script
+        from bench.stories.quality import parse_params
 
         before = parse_params(args.previous_params)
         print(f"previous snapshot made again with {before}")

@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ceiling import agreement, judged_weights
-from events import (
+from tqdm import tqdm
+
+from bench.stories.ceiling import agreement, judged_weights
+from bench.stories.events import (
     JUDGED,
     YEARS,
     by_year,
@@ -53,8 +55,6 @@ from events import (
     strata_of,
     yearly,
 )
-from tqdm import tqdm
-
 from pipelines.llm import LlmCallFailed, LlmEndpoint, complete
 from warehouse.settings import load_settings
 

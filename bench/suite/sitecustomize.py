@@ -7,7 +7,7 @@ appends one JSON line at exit: its pid, its own CPU seconds, and the CPU seconds
 ``InferenceSession.run`` by model file::
 
     ORT_SHARE_OUT=/tmp/ort.jsonl PYTHONPATH=bench/suite .venv/bin/python -m pytest -n auto
-    .venv/bin/python bench/suite/ort_share.py /tmp/ort.jsonl
+    .venv/bin/python -m bench.suite.ort_share /tmp/ort.jsonl
 
 onnxruntime is not imported here: the counter is installed when a process imports it. A
 process that ends with ``os._exit`` or a kill writes no line (it is counted as missing work,

@@ -33,18 +33,18 @@ from anyio import to_thread
 from fastapi import APIRouter, Request, Security
 from fastapi.security import APIKeyHeader
 
-from serving.auth import ThrottledLog
-from serving.deps import SettingsDep, StoreDep
-from serving.errors import ApiError, RateLimited, Unauthorized, Unavailable
-from serving.models import (
+from publishing.webhooks import start_in_background
+from readmodel.errors import ApiError, RateLimited, Unauthorized, Unavailable
+from readmodel.models import (
     Embeddings,
     MaterializedViews,
     RefreshResult,
     SnapshotInfo,
     error_responses,
 )
+from serving.auth import ThrottledLog
+from serving.deps import SettingsDep, StoreDep
 from serving.openapi import example
-from serving.webhooks import start_in_background
 from warehouse.clock import ClockFileError, effective_clock
 from warehouse.paths import DataDir
 from warehouse.settings import Settings

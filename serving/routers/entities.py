@@ -10,10 +10,9 @@ from fastapi import APIRouter, Path, Query, Response
 from analytics.entities import EntityType
 from analytics.profiles import TypePrimary
 from analytics.trends import Mode
-from serving import filters, service
-from serving.catalog import EntitySort
-from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import (
+from readmodel import service
+from readmodel.catalog import EntitySort
+from readmodel.models import (
     Confidence,
     Direction,
     EntityList,
@@ -24,15 +23,17 @@ from serving.models import (
     TrendingList,
     error_responses,
 )
-from serving.openapi import THEME_MATCHING, example, theme_enum
-from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
-from serving.routers.signals import CURSOR, PAGE_LIMIT
-from serving.service import (
+from readmodel.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
+from readmodel.service import (
     ABOUT,
     DEFAULT_MIN_SIGNALS,
     MAX_NAME_OR_ID_CHARS,
     MAX_THEME_CHARS,
 )
+from serving import filters
+from serving.deps import ApiKeyDep, SnapshotDep
+from serving.openapi import THEME_MATCHING, example, theme_enum
+from serving.routers.signals import CURSOR, PAGE_LIMIT
 
 router = APIRouter(tags=["entities"])
 

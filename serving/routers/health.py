@@ -8,11 +8,11 @@ from pathlib import Path
 
 from fastapi import APIRouter, Response
 
+from readmodel.errors import NotFound
+from readmodel.models import Health, SnapshotInfo, error_responses
+from readmodel.version import API_VERSION
 from serving.deps import StoreDep
-from serving.errors import NotFound
-from serving.models import Health, SnapshotInfo, error_responses
 from serving.openapi import example
-from serving.version import API_VERSION
 
 router = APIRouter(tags=["health"])
 

@@ -11,9 +11,17 @@ from anyio import to_thread
 from fastapi import APIRouter, Query, Request, Response
 
 from analytics.schema import UnitRole
-from serving import service
+from readmodel import service
+from readmodel.models import SearchResults, error_responses
+from readmodel.service import (
+    ABOUT,
+    DEFAULT_DIVERSITY_CAP,
+    DEFAULT_SEARCH_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_SEARCH_LIMIT,
+    MAX_UNIT_ID_CHARS,
+)
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import SearchResults, error_responses
 from serving.openapi import example
 from serving.routers.signals import (
     ContentTypeFilter,
@@ -22,14 +30,6 @@ from serving.routers.signals import (
     PublishedBefore,
     ThemeFilter,
     WindowFilter,
-)
-from serving.service import (
-    ABOUT,
-    DEFAULT_DIVERSITY_CAP,
-    DEFAULT_SEARCH_LIMIT,
-    MAX_QUERY_CHARS,
-    MAX_SEARCH_LIMIT,
-    MAX_UNIT_ID_CHARS,
 )
 
 router = APIRouter(tags=["search"])

@@ -9,12 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from analytics.schema import ContentType
-from serving import filters, service
+from readmodel import service
+from readmodel.models import IsoDateTime, SignalDetail, SignalList, error_responses
+from readmodel.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
+from readmodel.service import ABOUT, SignalSort
+from serving import filters
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import IsoDateTime, SignalDetail, SignalList, error_responses
 from serving.openapi import example
-from serving.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
-from serving.service import ABOUT, SignalSort
 
 router = APIRouter(tags=["signals"])
 

@@ -1,5 +1,5 @@
-"""``GET /v1/stories`` (keyset-paged, newest activity first) and ``GET /v1/stories/{story_id}``
-(issue 31), answered from the snapshot's pre-rendered JSON bytes."""
+"""``GET /v1/stories`` (keyset-paged, newest activity first) and ``GET /v1/stories/{story_id}``,
+answered from the snapshot's pre-rendered JSON bytes."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from serving import filters, service
+from readmodel import service
+from readmodel.models import StoryDetail, StoryList, error_responses
+from readmodel.responses import DEFAULT_LIMIT, MAX_LIMIT
+from readmodel.service import ABOUT
+from serving import filters
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import StoryDetail, StoryList, error_responses
 from serving.openapi import example
-from serving.responses import DEFAULT_LIMIT, MAX_LIMIT
 from serving.routers.signals import CURSOR, PAGE_LIMIT
-from serving.service import ABOUT
 
 router = APIRouter(tags=["stories"])
 

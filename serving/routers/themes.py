@@ -8,11 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 
 from analytics.themes import Axis
-from serving import service
+from readmodel import service
+from readmodel.models import ThemeDetail, ThemeList, error_responses
+from readmodel.service import ABOUT, MAX_THEME_CHARS
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.models import ThemeDetail, ThemeList, error_responses
 from serving.openapi import THEME_MATCHING, example, theme_enum
-from serving.service import ABOUT, MAX_THEME_CHARS
 
 router = APIRouter(tags=["themes"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import get_args
 
 from cli.export import Format
-from serving.export import FORMATS
+from publishing.export import FORMATS
 
 
 def test_the_cli_offers_the_export_formats() -> None:

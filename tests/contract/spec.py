@@ -1,7 +1,7 @@
 """The spec's resource tables (§2, §4.7, §7) transcribed as data, and the checks that hold a
 JSON object to them: every listed field with its type, no field the spec does not list.
 
-Written from the spec, not from ``serving.models``: a drift between the two shows up here.
+Written from the spec, not from ``readmodel.models``: a drift between the two shows up here.
 """
 
 from __future__ import annotations

@@ -19,13 +19,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pipelines.publishing import SearchInput, publish_served
+from readmodel.store import SnapshotStore
+from retrieval.index import VECTORS_FILE
 from serving.app import create_app
-from serving.store import SnapshotStore
 from tests.contract.conftest import API_KEY
 from tests.contract.helpers import Json, Walk, entity_ids, iso, parse_time, signal_ids, walk
 from tests.serving.conftest import make_settings
 from warehouse.paths import DataDir
-from warehouse.search_index import VECTORS_FILE
 from warehouse.snapshot import open_current
 
 ENTITY_SORTS = ("signal_count", "first_seen", "trend")

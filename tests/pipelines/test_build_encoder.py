@@ -340,8 +340,8 @@ def test_int8_theme_vectors_depend_on_the_text_alone(onnx_cache: Path) -> None:
 # Share of signals whose labels on an axis are fp32's, int8 against fp32, measured on this test's
 # sample (every 12th demo record with a text: 135 signals) on 2026-11-28: value chain 123 (0.911),
 # market force 131 (0.970). On the whole demo corpus (1,797 signals) 0.936 and 0.960, on AINews
-# 2025 0.942 and 0.956 (bench/themes_encoders.py; docs/journal/2026-11-28.md "Themes on the
-# int8 encoder").
+# 2025 0.942 and 0.956 (bench/analytics/quality/themes_encoders.py; docs/journal/2026-11-28.md
+# "Themes on the int8 encoder").
 INT8_AGREEMENT = {"value_chain": 0.91, "market_force": 0.97}
 
 

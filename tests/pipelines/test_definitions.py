@@ -29,19 +29,33 @@ TABLES = set(TABLE_NAMES) - {"change_state"}
 def test_definitions_load_with_every_stage() -> None:
     repo = defs.get_repository_def()
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
-    # every warehouse table is an asset, besides the snapshot, its static site and the
-    # webhook deliveries that follow a publish
-    assert keys == {*TABLES, "snapshot", "static_site", "webhook_deliveries"}
+    # every warehouse table is an asset, besides the snapshot, its static site, the
+    # webhook deliveries that follow a publish and the fetches of the followed sources
+    assert keys == {*TABLES, "snapshot", "static_site", "webhook_deliveries", "fetched_items"}
     groups = {repo.asset_graph.get(dg.AssetKey(k)).group_name for k in keys}
-    assert groups == {"ingest", "decompose", "tag", "analytics", "search", "publish", "notify"}
-    # the deliveries run in their own job, never inside a build or a refresh
-    refresh = {
-        key.to_user_string() for key in repo.get_job("refresh").asset_layer.executable_asset_keys
+    assert groups == {
+        "ingest",
+        "decompose",
+        "tag",
+        "analytics",
+        "search",
+        "publish",
+        "notify",
+        "sources",
     }
-    assert "webhook_deliveries" not in refresh and "static_site" in refresh
+    # the deliveries and the fetches (one partition per source) run in their own jobs, never
+    # inside a build or a refresh, which stays unpartitioned
+    refresh_job = repo.get_job("refresh")
+    refresh = {key.to_user_string() for key in refresh_job.asset_layer.executable_asset_keys}
+    assert refresh.isdisjoint({"webhook_deliveries", "fetched_items"})
+    assert "static_site" in refresh and refresh_job.partitions_def is None
     assert repo.get_job("deliver_webhooks").asset_layer.executable_asset_keys == {
         dg.AssetKey("webhook_deliveries")
     }
+    fetch = repo.get_job("fetch_sources")
+    assert fetch.asset_layer.executable_asset_keys == {dg.AssetKey("fetched_items")}
+    assert isinstance(fetch.partitions_def, dg.DynamicPartitionsDefinition)
+    assert fetch.partitions_def.name == "sources"
     for key in keys:
         node = repo.asset_graph.get(dg.AssetKey(key))
         assert node.description, key
@@ -296,6 +310,9 @@ def test_daily_schedule_and_inbox_sensor_are_defined_and_on() -> None:
     sensor = repo.get_sensor_def("inbox_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     assert sensor.job_name == "refresh" and sensor.minimum_interval_seconds == 60
+    fetches = repo.get_sensor_def("sources_sensor")
+    assert fetches.default_status == dg.DefaultSensorStatus.RUNNING
+    assert fetches.job_name == "fetch_sources" and fetches.minimum_interval_seconds == 60
     # UI runs execute in one process, as `aimi build` does (minutes otherwise: see definitions)
     assert repo.get_job("refresh").executor_def.name == "in_process"
     assert repo.get_implicit_global_asset_job_def().executor_def.name == "in_process"

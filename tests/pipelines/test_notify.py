@@ -1,5 +1,5 @@
 """The notify group: ``publish_sensor`` starts ``deliver_webhooks`` once per new snapshot when
-watchlists exist, and ``webhook_deliveries`` delivers in a child interpreter and shows each
+watchlists exist, and ``webhook_deliveries`` delivers (``publishing.webhooks``) and shows each
 watchlist's outcome in its metadata. The receiver is a real HTTP server on this machine."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
 from pipelines.resources import DELIVER_JOB, AimiResource
-from serving.watch import Watchlist, WatchStore, now_text
+from publishing.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import EXTRA_RECORDS, RECORDS, build_tables, publish
 from tests.warehouse.test_locks import HeldElsewhere
 from warehouse.paths import DataDir

@@ -20,10 +20,10 @@ from pydantic import SecretStr, ValidationError
 
 from analytics.schema import UNIT_EMBEDDINGS
 from pipelines.build import REFRESHED_VIEWS, build_lock
+from publishing.watch import Watchlist, WatchStore, now_text
+from readmodel.errors import RateLimited, Unauthorized
 from serving.app import create_app
-from serving.errors import RateLimited, Unauthorized
 from serving.routers.admin import ADMIN_FAILURES_PER_MINUTE, AdminGuard
-from serving.watch import Watchlist, WatchStore, now_text
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
 from warehouse.settings import Settings

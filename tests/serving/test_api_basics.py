@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from readmodel.models import ErrorBody, ErrorDetail, Health, SignalList
 from serving.app import create_app
 from serving.keys import KeyStore
-from serving.models import ErrorBody, ErrorDetail, Health, SignalList
 from tests.serving.conftest import AS_OF, DEV_KEY, make_settings
 
 HEX_ID = re.compile(r"[0-9a-f]{32}")

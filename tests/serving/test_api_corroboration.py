@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from serving.models import EntityProfileDetail, SignalDetail, ThemeDetail
+from readmodel.models import EntityProfileDetail, SignalDetail, ThemeDetail
 from tests.serving.test_api_stories import all_stories
 from tests.test_end_to_end import client_for, page_through
 from warehouse.paths import DataDir

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from analytics.themes import THEME_LABELS
-from serving.models import (
+from readmodel.models import (
     EntityList,
     EntityProfileDetail,
     ThemeDetail,

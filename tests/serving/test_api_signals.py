@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from fastapi.testclient import TestClient
 
-from serving.models import SignalCard, SignalDetail, SignalList
+from readmodel.models import SignalCard, SignalDetail, SignalList
 from tests.serving.conftest import AS_OF, Corpus
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from serving.models import StoryDetail, StoryList
+from readmodel.models import StoryDetail, StoryList
 from tests.test_end_to_end import client_for, page_through
 from warehouse.paths import DataDir
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from readmodel.store import SnapshotStore
 from serving.app import create_app
-from serving.store import SnapshotStore
 from tests.serving.conftest import DEV_KEY, RECORDS, Corpus, build_tables, make_settings, publish
 
 

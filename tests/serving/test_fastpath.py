@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from serving import service
+from readmodel import service
 from serving.app import create_app
 from serving.fastpath import QUERY_ROUTES, query_arguments, route
 from tests.serving.conftest import DEV_KEY, Corpus, make_settings, publish

@@ -1,8 +1,8 @@
-"""The fault-injection matrix (scripts/fault_test.py, `make fault-test`, docs/deployment.md), its
-two fastest cases on the small corpus, as `make test` runs it: Redis killed -9 for 10 s under
-load (503 with Retry-After, never a 500 or a 502; the quota exact again after), and a snapshot
-tampered with on the store (every replica refuses it and keeps serving); then the secrets scan
-of every answer and log line. The script checks; this test reads its lines.
+"""The fault-injection matrix (tests/harness/fault_matrix.py, `make fault-test`,
+docs/deployment.md), its two fastest cases on the small corpus, as `make test` runs it: Redis killed
+-9 for 10 s under load (503 with Retry-After, never a 500 or a 502; the quota exact again after),
+and a snapshot tampered with on the store (every replica refuses it and keeps serving); then the
+secrets scan of every answer and log line. The script checks; this test reads its lines.
 
 Skips only when nginx or redis-server is not installed (`make test` installs both first)."""
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts.arrangement import unsafe_in_answer
-from scripts.fault_test import (
+from tests.harness.arrangement import unsafe_in_answer
+from tests.harness.fault_matrix import (
     Held,
     _store_point,
     after_checks,
@@ -33,7 +33,7 @@ from tests.serving.conftest import Corpus, publish
 from warehouse.object_store import ObjectStore
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "fault_test.py"
+SCRIPT = ROOT / "tests" / "harness" / "fault_matrix.py"
 
 
 def test_the_secrets_scan_finds_a_secret_in_any_line() -> None:

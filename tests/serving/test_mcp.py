@@ -21,11 +21,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
+from readmodel.service import ABOUT
+from readmodel.store import SnapshotStore
+from retrieval.query_embedder import QueryEmbedder
 from serving.app import create_app
 from serving.mcp import COMPACT, DESCRIPTIONS, SHORT_TEXT, create_mcp_server, project
-from serving.query_embedder import QueryEmbedder
-from serving.service import ABOUT
-from serving.store import SnapshotStore
 from tests.serving.conftest import DEV_KEY, make_settings
 from tests.test_end_to_end import client_for
 from warehouse.paths import DataDir

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
 from analytics.themes import AXES, THEME_LABELS
-from serving import models
+from readmodel import models
 from serving.app import create_app
 from serving.openapi import DOCS_ASSETS, DOCS_ASSETS_URL, EXAMPLES, OPENAPI_TAGS
 from tests.serving.conftest import Corpus

@@ -1,6 +1,6 @@
 """The scale-out test (docs/design.md §11) end to end, as `make scale-test` runs it, on the small
 corpus: moto's S3 server, redis-server, two `aimi serve` replicas of two workers behind nginx, a new
-snapshot published under load. scripts/scale_test.py does the checks (no failed request, both
+snapshot published under load. tests/harness/scale_out.py does the checks (no failed request, both
 replicas on the new snapshot within 10 s, exactly 500 of a 500-per-minute key admitted across
 the replicas) and prints one summary line; this test runs it and reads that line.
 
@@ -21,7 +21,7 @@ import pytest
 from tests.serving.conftest import Corpus, publish
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "scale_test.py"
+SCRIPT = ROOT / "tests" / "harness" / "scale_out.py"
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from serving.static.paths import encode_segment
+from publishing.static.paths import encode_segment
 from tests.serving.browser import needs_chromium, watched_page
 from warehouse.snapshot import OpenedSnapshot
 

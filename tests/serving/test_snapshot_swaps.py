@@ -15,13 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from pipelines.publishing import SearchInput, publish_served, stage_served
+from readmodel.models import ErrorBody, Health, SignalList
+from readmodel.store import RETRY_AFTER_SECONDS, SnapshotStore, release_freed_memory
+from retrieval.index import PASSAGES_DIR, SOURCES_DIR, SPANS_FILE
 from serving.app import create_app
-from serving.models import ErrorBody, Health, SignalList
-from serving.static.mount import mount_site
-from serving.store import RETRY_AFTER_SECONDS, SnapshotStore, release_freed_memory
+from serving.site import mount_site
 from tests.serving.conftest import AS_OF, DEV_KEY, Corpus, make_settings, publish, search_input
 from warehouse.paths import DataDir
-from warehouse.search_index import PASSAGES_DIR, SOURCES_DIR, SPANS_FILE
 from warehouse.snapshot import add_files, switch_current
 
 SPECIAL = ("signals", "units", "search_units")

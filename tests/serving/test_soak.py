@@ -1,10 +1,10 @@
-"""The soak's publish schedule (scripts/soak.py, `make soak`, docs/deployment.md): a publish
+"""The soak's publish schedule (tests/harness/soak.py, `make soak`, docs/deployment.md): a publish
 that overruns its slot skips the slots it overran, never queues them. The soak itself runs for
 20 minutes and is not in `make test`."""
 
 from __future__ import annotations
 
-from scripts.soak import next_slot
+from tests.harness.soak import next_slot
 
 
 def test_a_publish_inside_its_slot_skips_nothing() -> None:

@@ -15,7 +15,16 @@ from warehouse.locks import LockBusy, build_lock, build_lock_held_by
 from warehouse.paths import DataDir
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("analytics", "demo", "warehouse", "pipelines", "serving")
+PACKAGES = (
+    "analytics",
+    "demo",
+    "warehouse",
+    "retrieval",
+    "readmodel",
+    "publishing",
+    "pipelines",
+    "serving",
+)
 
 
 def imports_fcntl(path: Path) -> bool:

@@ -94,7 +94,16 @@ def test_the_query_encoder_and_its_model_cache(
 def test_nothing_but_the_settings_module_reads_an_aimi_variable() -> None:
     readers = [
         f"{path.relative_to(ROOT)}:{n}"
-        for package in ("analytics", "warehouse", "pipelines", "serving", "demo")
+        for package in (
+            "analytics",
+            "warehouse",
+            "retrieval",
+            "readmodel",
+            "publishing",
+            "pipelines",
+            "serving",
+            "demo",
+        )
         for path in sorted((ROOT / package).rglob("*.py"))
         if path != ROOT / "warehouse" / "settings.py"
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)

@@ -156,45 +156,9 @@ def _materialize(
     keys = served_keys(keys, signals)
     clock = Clock(aimi.clock())
     if tables["trends"].key in selected:
-        undated = undated_keys(read_table(data, "entities", ENTITIES)) if kind == "entity" else []
-        metrics = trend_metrics(keys, signals, clock, kind=kind, undated=undated)
-        write_table(data, f"{kind}_trends", metrics)
-        context.log.info(
-            "%s trends: %d keys, window ends %s", kind, metrics.height, clock.window_end
-        )
-        labelled = metrics.filter(pl.col(DIRECTION).is_not_null())
-        top = metrics.sort(SHARE_OF_VOICE, KEY, descending=[True, False]).head(15)
-        movers = top_movers(metrics, names=_display_names(data) if kind == "entity" else {})
-        yield dg.MaterializeResult(
-            asset_key=tables["trends"].key,
-            metadata={
-                **table_metadata(metrics),
-                f"labelled (≥ {MIN_LABELLED} signals)": labelled.height,
-                "window_end": clock.window_end.isoformat(),
-                "by_direction": native_table(labelled.group_by(DIRECTION).len().sort(DIRECTION)),
-                "top_share_of_voice": native_table(top.select(KEY, SHARE_OF_VOICE, DIRECTION)),
-                "top_movers": dg.MetadataValue.md(
-                    movers_plot(movers, title=f"top movers ({kind}s, ≥ {MIN_LABELLED} signals)")
-                ),
-            },
-        )
+        yield _trends(context, data, keys, signals, clock, kind, tables["trends"])
     if tables["weekly_counts"].key in selected:
-        weekly = weekly_counts(keys, signals, clock)
-        write_table(data, f"{kind}_weekly_counts", weekly)
-        weekly_metadata: dict[str, dg.RawMetadataValue] = {
-            **table_metadata(weekly),
-            "keys": weekly[KEY].n_unique(),
-            "window_end": clock.window_end.isoformat(),
-        }
-        if kind == "theme":
-            weekly_metadata["weekly_volume"] = dg.MetadataValue.md(
-                weekly_lines_plot(
-                    weekly,
-                    panels={str(axis): labels for axis, labels in THEME_LABELS.items()},
-                    title="signals per theme",
-                )
-            )
-        yield dg.MaterializeResult(asset_key=tables["weekly_counts"].key, metadata=weekly_metadata)
+        yield _weekly_counts(data, keys, signals, clock, kind, tables["weekly_counts"])
     if tables["cooccurrence"].key in selected:
         pairs = co_occurrence(keys)
         write_table(data, f"{kind}_cooccurrence", pairs)
@@ -222,6 +186,63 @@ def _materialize(
                 ),
             },
         )
+
+
+def _trends(
+    context: AssetExecutionContext,
+    data: DataDir,
+    keys: pl.DataFrame,
+    signals: pl.DataFrame,
+    clock: Clock,
+    kind: Literal["entity", "theme"],
+    spec: dg.AssetSpec,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    undated = undated_keys(read_table(data, "entities", ENTITIES)) if kind == "entity" else []
+    metrics = trend_metrics(keys, signals, clock, kind=kind, undated=undated)
+    write_table(data, f"{kind}_trends", metrics)
+    context.log.info("%s trends: %d keys, window ends %s", kind, metrics.height, clock.window_end)
+    labelled = metrics.filter(pl.col(DIRECTION).is_not_null())
+    top = metrics.sort(SHARE_OF_VOICE, KEY, descending=[True, False]).head(15)
+    movers = top_movers(metrics, names=_display_names(data) if kind == "entity" else {})
+    return dg.MaterializeResult(
+        asset_key=spec.key,
+        metadata={
+            **table_metadata(metrics),
+            f"labelled (≥ {MIN_LABELLED} signals)": labelled.height,
+            "window_end": clock.window_end.isoformat(),
+            "by_direction": native_table(labelled.group_by(DIRECTION).len().sort(DIRECTION)),
+            "top_share_of_voice": native_table(top.select(KEY, SHARE_OF_VOICE, DIRECTION)),
+            "top_movers": dg.MetadataValue.md(
+                movers_plot(movers, title=f"top movers ({kind}s, ≥ {MIN_LABELLED} signals)")
+            ),
+        },
+    )
+
+
+def _weekly_counts(
+    data: DataDir,
+    keys: pl.DataFrame,
+    signals: pl.DataFrame,
+    clock: Clock,
+    kind: Literal["entity", "theme"],
+    spec: dg.AssetSpec,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    weekly = weekly_counts(keys, signals, clock)
+    write_table(data, f"{kind}_weekly_counts", weekly)
+    weekly_metadata: dict[str, dg.RawMetadataValue] = {
+        **table_metadata(weekly),
+        "keys": weekly[KEY].n_unique(),
+        "window_end": clock.window_end.isoformat(),
+    }
+    if kind == "theme":
+        weekly_metadata["weekly_volume"] = dg.MetadataValue.md(
+            weekly_lines_plot(
+                weekly,
+                panels={str(axis): labels for axis, labels in THEME_LABELS.items()},
+                title="signals per theme",
+            )
+        )
+    return dg.MaterializeResult(asset_key=spec.key, metadata=weekly_metadata)
 
 
 def _display_names(data: DataDir) -> dict[str, str]:

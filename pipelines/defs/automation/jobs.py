@@ -18,8 +18,10 @@ from warehouse.snapshot import current_snapshot_id
 
 refresh_job = dg.define_asset_job(
     "refresh",
-    # everything but the webhook deliveries, which run after a publish in their own job
-    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("notify"),
+    # everything but the webhook deliveries, which run after a publish in their own job, and
+    # the source fetches (one partition per source, `sources_sensor`), whose files this job's
+    # ingest reads from the inbox
+    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("notify", "sources"),
     description="Ingest the inbox, re-derive what changed, recompute trends, publish a snapshot.",
 )
 

@@ -13,7 +13,7 @@ from dagster import AssetExecutionContext
 
 from analytics.decompose import CURRENT_EXTRACTION_VERSION
 from analytics.llm_units import LlmDecomposer, LlmReport
-from analytics.review import HUMAN_REJECTED, apply_reviews
+from analytics.review import HUMAN_REJECTED, Reviewed, apply_reviews
 from analytics.schema import EXTRACTIONS, LLM_ANSWERS, SIGNALS, SOURCES, UNIT_REJECTIONS, UNITS
 from analytics.segment import TopicSegment, segment_transcript
 from analytics.signals import (
@@ -40,7 +40,7 @@ from pipelines.metadata import (
 from pipelines.resources import AimiResource, LazyEmbedder, LazyRegistryLinker
 from warehouse.paths import DataDir
 from warehouse.reviews import read_reviews
-from warehouse.settings import load_settings
+from warehouse.settings import DecomposerChoice, load_settings
 from warehouse.tables import drop_parts, read_part, read_table, write_part, write_table
 
 _TEAM = "team:data-engineering"
@@ -282,6 +282,15 @@ def collect_units(
         extraction.extracted,
         extraction.reused,
     )
+    _warn_fallbacks(context, extraction)
+    metadata = _units_metadata(extraction, reviewed, rejections, decomposer, len(chunks))
+    yield dg.Output(None, "units", metadata=metadata)
+    yield from _table_outputs(extraction, unit_frame, rejections)
+    if llm is not None:
+        yield dg.Output(None, "llm_answers", metadata=table_metadata(answers))
+
+
+def _warn_fallbacks(context: dg.OpExecutionContext, extraction: Extraction) -> None:
     for reason, count in extraction.llm.fallback_counts().items():
         if count:
             examples = [s for s, why in extraction.llm.fallbacks if why == reason][:5]
@@ -292,6 +301,16 @@ def collect_units(
                 count,
                 ", ".join(examples),
             )
+
+
+def _units_metadata(
+    extraction: Extraction,
+    reviewed: Reviewed,
+    rejections: pl.DataFrame,
+    decomposer: DecomposerChoice,
+    chunks: int,
+) -> "dict[str, dg.RawMetadataValue]":  # a name only type checkers see
+    unit_frame = reviewed.units
     by_role = unit_frame.group_by("role").len().sort("role")
     metadata: dict[str, dg.RawMetadataValue] = {
         **table_metadata(unit_frame),
@@ -299,7 +318,7 @@ def collect_units(
         "decomposer": decomposer,
         "signals_decomposed": extraction.extracted,
         "signals_kept": extraction.reused,
-        "chunks": len(chunks),
+        "chunks": chunks,
         "rejected": rejections.height,
         "human_approved": reviewed.approved,
         "by_role": native_table(by_role),
@@ -312,7 +331,13 @@ def collect_units(
         metadata[f"rejected/{rule}"] = rejections.filter(pl.col("rule") == rule).height
     for reason, count in extraction.llm.fallback_counts().items():
         metadata[f"llm/fallback/{reason}"] = count
-    yield dg.Output(None, "units", metadata=metadata)
+    return metadata
+
+
+def _table_outputs(
+    extraction: Extraction, unit_frame: pl.DataFrame, rejections: pl.DataFrame
+) -> Iterator[dg.Output[None]]:
+    """The outputs of extracted_units, extractions and unit_rejections."""
     yield dg.Output(
         None,
         "extracted_units",
@@ -350,8 +375,6 @@ def collect_units(
             ),
         },
     )
-    if llm is not None:
-        yield dg.Output(None, "llm_answers", metadata=table_metadata(answers))
 
 
 def _part(data: DataDir, run_id: str, chunk: Chunk, name: str, schema: pl.Schema) -> pl.DataFrame:

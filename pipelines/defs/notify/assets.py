@@ -1,14 +1,9 @@
 """The notify group: ``webhook_deliveries`` POSTs each watchlist's new and changed signals to its
-webhook (``serving.webhooks``, in a child interpreter: the pipelines never import the serving
-package, docs/design.md §2); the ``deliver_webhooks`` job runs it, and ``publish_sensor`` starts
-the job whenever ``CURRENT`` names a new snapshot. Outside the ``refresh`` job, so a slow or
-dead endpoint never delays a publish."""
+webhook (``publishing.webhooks``); the ``deliver_webhooks`` job runs it, and ``publish_sensor``
+starts the job whenever ``CURRENT`` names a new snapshot. Outside the ``refresh`` job, so a slow
+or dead endpoint never delays a publish."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
-
-import json
-import subprocess
-import sys
 
 import dagster as dg
 import polars as pl
@@ -16,6 +11,8 @@ from dagster import AssetExecutionContext
 
 from pipelines.metadata import native_table
 from pipelines.resources import DELIVER_ASSET, DELIVER_JOB, AimiResource
+from publishing.watch import WatchError
+from publishing.webhooks import deliver
 from warehouse.snapshot import current_snapshot_id
 
 NOTIFY_GROUP = "notify"
@@ -36,17 +33,10 @@ NOTIFY_GROUP = "notify"
     kinds={"python"},
 )
 def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    data = aimi.data()
-    done = subprocess.run(
-        [sys.executable, "-m", "serving.webhooks", str(data.root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        tail = " ".join(done.stderr.strip().splitlines()[-3:])
-        raise RuntimeError(f"webhook deliveries failed: {tail}")
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    try:
+        report = deliver(aimi.data()).to_json()
+    except WatchError as exc:
+        raise RuntimeError(f"webhook deliveries failed: {exc}") from exc
     rows = report["watchlists"]
     for item in rows:
         context.log.info(

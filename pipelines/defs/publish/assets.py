@@ -41,7 +41,7 @@ from pipelines.defs.tag.assets import (
     signal_themes,
 )
 from pipelines.metadata import native_table
-from pipelines.publishing import SearchInput, publish_staged, stage_served
+from pipelines.publishing import Published, SearchInput, publish_staged, stage_served
 from pipelines.resources import AimiResource
 from warehouse.snapshot import SnapshotError, open_staged
 from warehouse.tables import read_stored, read_table
@@ -93,13 +93,8 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     entities = read_table(data, "entities", ENTITIES)
     unit_entities = read_table(data, "unit_entities", UNIT_ENTITIES)
     story_frame = read_table(data, "stories", STORIES)
-    # issue 31's additive fields: each card's story, each claim's corroboration
-    story_of = dict(
-        story_frame.select("story_id", pl.col("signal_ids").alias("signal_id"))
-        .explode("signal_id")
-        .select("signal_id", "story_id")
-        .iter_rows()
-    )
+    # each card's story, each claim's corroboration
+    story_of = _story_of(story_frame)
     corroboration = corroboration_objects(
         read_table(data, "claim_links", CLAIM_LINKS), unit_frame, signal_frame
     )
@@ -133,7 +128,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             # the counts behind each label's test, and its raw p-value, which the site shows
             "entity_trends": with_raw_p_values(read_stored(data, "entity_trends")),
             "theme_trends": with_raw_p_values(read_stored(data, "theme_trends")),
-            # issue 31: what /v1/stories serves
+            # what /v1/stories serves
             "stories": render_stories(story_frame, signal_frame, entities),
         },
         as_of=aimi.clock(),
@@ -149,6 +144,25 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         published.changed,
         served_units.height,
     )
+    return dg.MaterializeResult(
+        metadata=_snapshot_metadata(published, served_units.height, signal_frame.height)
+    )
+
+
+def _story_of(story_frame: pl.DataFrame) -> dict[str, str]:
+    """Each signal's story id."""
+    return dict(
+        story_frame.select("story_id", pl.col("signal_ids").alias("signal_id"))
+        .explode("signal_id")
+        .select("signal_id", "story_id")
+        .iter_rows()
+    )
+
+
+def _snapshot_metadata(
+    published: Published, units: int, signals: int
+) -> "dict[str, dg.RawMetadataValue]":  # a name only type checkers see
+    opened, served = published.snapshot, published.served
     weekly = (
         served.group_by(pl.col("published_at").dt.truncate("1w").alias("week"))
         .len()
@@ -160,21 +174,19 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
         schema={"table": pl.String, "rows": pl.Int64},
         orient="row",
     )
-    return dg.MaterializeResult(
-        metadata={
-            # the snapshot's headline count: the signal cards /v1/signals serves
-            "dagster/row_count": served.height,
-            "snapshot_id": opened.snapshot_id,
-            "path": dg.MetadataValue.path(str(opened.path)),
-            "as_of": opened.manifest.as_of.isoformat(),
-            "signals": served.height,
-            "units": served_units.height,
-            "signals_without_central_statement": signal_frame.height - served.height,
-            "changed_signals": published.changed,
-            "last_12_weeks": native_table(weekly),
-            "tables": native_table(tables, max_rows=30),
-        },
-    )
+    return {
+        # the snapshot's headline count: the signal cards /v1/signals serves
+        "dagster/row_count": served.height,
+        "snapshot_id": opened.snapshot_id,
+        "path": dg.MetadataValue.path(str(opened.path)),
+        "as_of": opened.manifest.as_of.isoformat(),
+        "signals": served.height,
+        "units": units,
+        "signals_without_central_statement": signals - served.height,
+        "changed_signals": published.changed,
+        "last_12_weeks": native_table(weekly),
+        "tables": native_table(tables, max_rows=30),
+    }
 
 
 @dg.asset(

@@ -19,6 +19,7 @@ from analytics.entity_review import (
     CANDIDATE,
     REGISTRY,
     EntityReviewError,
+    Known,
     apply_decisions,
     reviewed_set,
     with_aliases,
@@ -124,16 +125,9 @@ def entity_mentions(
 ) -> Iterator[dg.MaterializeResult]:  # type: ignore[type-arg]
     data = aimi.data()
     signal_frame = read_table(data, "signals", SIGNALS)
-    registry = load_registry(registry_path())
     # a person's decisions first: merged names are aliases, approved names entities, and
     # neither is discovered again
-    try:
-        known = apply_decisions(registry, read_entity_reviews(data))
-    except (ReviewFileError, EntityReviewError) as exc:
-        raise dg.Failure(
-            f"the entity reviews file cannot be applied: {exc}. Fix or remove the line "
-            f"({data.entity_reviews_file}); `aimi entities review` writes valid ones."
-        ) from exc
+    known = _reviewed_registry(data)
     found = discover(
         signal_frame,
         Linker(known.entities),
@@ -165,15 +159,7 @@ def entity_mentions(
         signal_entities.height,
         unit_entities.height,
     )
-    names = {e.entity_id: e.name for e in everything}
-    top = (
-        signal_entities.group_by("entity_id")
-        .len("signals")
-        .sort("signals", "entity_id", descending=[True, False])
-        .head(15)
-        .with_columns(pl.col("entity_id").replace_strict(names).alias("name"))
-        .select("name", "entity_id", "signals")
-    )
+    top = _top_entities(signal_entities, everything)
     yield dg.MaterializeResult(
         asset_key=ENTITIES_TABLE.key,
         metadata={
@@ -204,6 +190,32 @@ def entity_mentions(
             **table_metadata(unit_entities),
             "units_with_an_entity": unit_entities["unit_id"].n_unique(),
         },
+    )
+
+
+def _reviewed_registry(data: DataDir) -> Known:
+    """The registry with the reviewers' decisions applied; a file that cannot be applied fails
+    the run, saying how to fix it."""
+    registry = load_registry(registry_path())
+    try:
+        return apply_decisions(registry, read_entity_reviews(data))
+    except (ReviewFileError, EntityReviewError) as exc:
+        raise dg.Failure(
+            f"the entity reviews file cannot be applied: {exc}. Fix or remove the line "
+            f"({data.entity_reviews_file}); `aimi entities review` writes valid ones."
+        ) from exc
+
+
+def _top_entities(signal_entities: pl.DataFrame, everything: list[Entity]) -> pl.DataFrame:
+    """The 15 entities in the most signals, with their names."""
+    names = {e.entity_id: e.name for e in everything}
+    return (
+        signal_entities.group_by("entity_id")
+        .len("signals")
+        .sort("signals", "entity_id", descending=[True, False])
+        .head(15)
+        .with_columns(pl.col("entity_id").replace_strict(names).alias("name"))
+        .select("name", "entity_id", "signals")
     )
 
 

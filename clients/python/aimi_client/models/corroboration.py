@@ -16,7 +16,7 @@ T = TypeVar("T", bound="Corroboration")
 
 @_attrs_define
 class Corroboration:
-    """Who else states the same fact, counted by independent source (issue 31, additive).
+    """Who else states the same fact, counted by independent source.
 
     Attributes:
         count (int): Independent sources stating the same fact: distinct authors (else domains) other than this unit's,

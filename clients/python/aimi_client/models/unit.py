@@ -34,8 +34,7 @@ class Unit:
             none.
         verification (Verification | Unset): Present only on units a human reviewer approved.
         evidence_preview (EvidencePreview | Unset): Where in the source the unit comes from.
-        corroboration (Corroboration | Unset): Who else states the same fact, counted by independent source (issue 31,
-            additive).
+        corroboration (Corroboration | Unset): Who else states the same fact, counted by independent source.
     """
 
     id: str

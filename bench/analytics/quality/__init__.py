@@ -1,0 +1,1 @@
+"""Theme tagging and unit extraction quality on the shared corpora and the demo corpus."""

@@ -1,0 +1,1 @@
+"""The analytics stage at scale against a pandas reference on a seeded synthetic corpus."""

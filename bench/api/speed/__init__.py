@@ -1,0 +1,2 @@
+"""API speed: requests/s and latency under wrk against a bare FastAPI app, and opening and
+swapping a snapshot."""

@@ -1,0 +1,1 @@
+"""The build: where its time goes, its encoder passes, its executors and ingest."""

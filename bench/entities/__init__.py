@@ -1,0 +1,1 @@
+"""Entities: mention linking, discovery, trending's new list and the profiles' counts."""

@@ -1,0 +1,1 @@
+"""Publishing: the static site, feeds, export and webhook delivery."""

@@ -1,0 +1,1 @@
+"""Publishing speed: static site renders, feeds, bulk export and webhook batches."""

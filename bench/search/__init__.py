@@ -1,0 +1,1 @@
+"""Search: retrieval speed (speed/) and ranking quality (quality/)."""

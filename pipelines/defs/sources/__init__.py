@@ -1,0 +1,1 @@
+"""The sources group: the followed feeds, sites and sitemaps fetched into the inbox."""
