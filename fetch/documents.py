@@ -130,9 +130,11 @@ def parse_feed(body: bytes, url: str) -> Feed:
         title = re.sub(r"\s+", " ", dict.get(entry, "title") or "").strip() or None
         when = entry_published(entry)
         updated = dict.get(entry, "updated") or dict.get(entry, "published") or ""
+        # feedparser keeps enclosures among the links (``enclosures`` is a view of them)
         audio = any(
             str(dict.get(e, "type") or "").startswith(("audio/", "video/"))
-            for e in dict.get(entry, "enclosures") or []
+            for e in dict.get(entry, "links") or []
+            if dict.get(e, "rel") == "enclosure"
         )
         podcast = podcast or audio
         record = None

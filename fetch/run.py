@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -41,15 +43,21 @@ from fetch.http import (
 )
 from fetch.sources import Source
 from fetch.state import FetchState, LastRun, fetch_dir
+from warehouse.adapters.base import RawRecord
+from warehouse.build_encoder import available_cores
 from warehouse.files import atomic_write_bytes
 from warehouse.ingest import IngestReport, ingest_paths
 from warehouse.locks import build_lock
 from warehouse.paths import DataDir
+from warehouse.readers import read_file
 from warehouse.settings import Settings, load_settings
 
 FETCHED_DIR = "fetched"
 MAX_SITEMAPS = 50
 _SIDECAR = ".meta.json"
+# a run that writes fewer items than this reads them in the ingest at its end: starting the
+# extraction processes (each imports trafilatura) would cost more than it saves
+POOLED_AFTER = 32
 _TRANSCRIPT_SUFFIXES = {
     "text/vtt": ".vtt",
     "application/x-subrip": ".srt",
@@ -210,18 +218,40 @@ class FetchRun:
         transport: httpx.BaseTransport | None = None,
         progress: bool | None = None,
         workers: int = 8,
+        extract_workers: int | None = None,
     ) -> None:
         self.data = data
         self.policy = FetchPolicy.from_settings(settings or load_settings())
         self.transport = transport
         self.progress = progress
         self.workers = workers
+        # processes reading the written items (trafilatura) while the run fetches; 0: none,
+        # the ingest at the end reads them. Default: every core but one, the network's.
+        self.extract_workers = (
+            max(1, available_cores() - 1) if extract_workers is None else extract_workers
+        )
 
     def run(self, sources: Sequence[Source], *, ingest: bool = True) -> FetchReport:
         started = time.perf_counter()
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         archive_path = fetch_dir(self.data) / "archive" / f"{stamp}.warc.gz"
         reports = [SourceReport(s.name) for s in sources]
+        extraction = _Extraction(self.extract_workers if ingest else 0)
+        try:
+            return self._run(sources, reports, archive_path, extraction, started, ingest=ingest)
+        finally:
+            extraction.close()
+
+    def _run(
+        self,
+        sources: Sequence[Source],
+        reports: list[SourceReport],
+        archive_path: Path,
+        extraction: _Extraction,
+        started: float,
+        *,
+        ingest: bool,
+    ) -> FetchReport:
         with (
             PoliteClient(self.policy, transport=self.transport) as client,
             FetchState(self.data) as state,
@@ -236,7 +266,7 @@ class FetchRun:
             ThreadPoolExecutor(self.workers, thread_name_prefix="fetch-item") as items,
             ThreadPoolExecutor(min(4, max(1, len(sources))), thread_name_prefix="fetch") as pool,
         ):
-            job = _Job(self.data, client, state, archive, bar, items)
+            job = _Job(self.data, client, state, archive, bar, items, extraction)
             list(pool.map(job.source, sources, reports))
             archived = archive.responses
         if not archived:
@@ -248,7 +278,11 @@ class FetchRun:
             # ingest over the same data dir
             with build_lock(self.data):
                 ingested = ingest_paths(
-                    self.data, files, skip_unchanged_files=True, progress=self.progress
+                    self.data,
+                    files,
+                    skip_unchanged_files=True,
+                    progress=self.progress,
+                    reader=extraction.read,
                 )
         stats = client.stats
         return FetchReport(
@@ -262,6 +296,51 @@ class FetchRun:
         )
 
 
+def _read_all(path: Path) -> list[RawRecord]:
+    return list(read_file(path))
+
+
+class _Extraction:
+    """Reads the items a run writes (trafilatura's extraction is CPU work) in other processes
+    while the run goes on fetching (mostly waiting on the network and the politeness delay), so
+    the ingest at the end finds them read; a file not read ahead is read by the ingest."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+        self.futures: dict[Path, Future[list[RawRecord]]] = {}
+        self.written = 0
+        self.lock = threading.Lock()
+
+    def submit(self, path: Path) -> None:
+        if self.workers < 1:
+            return
+        with self.lock:
+            self.written += 1
+            if self.written <= POOLED_AFTER:
+                return
+            if self.pool is None:
+                # spawned, not forked: a fork would copy the locks the run's threads hold
+                self.pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn")
+                )
+            self.futures[path] = self.pool.submit(_read_all, path)
+
+    def read(self, path: Path) -> Iterable[RawRecord]:
+        with self.lock:
+            future = self.futures.pop(path, None)
+        if future is not None:
+            try:
+                return future.result()
+            except BrokenProcessPool:  # a worker died (out of memory): read it here
+                pass
+        return read_file(path)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclass
 class _Job:
     data: DataDir
@@ -270,6 +349,7 @@ class _Job:
     archive: WarcArchive
     bar: tqdm  # type: ignore[type-arg]
     items: ThreadPoolExecutor
+    extraction: _Extraction
     bar_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def source(self, source: Source, report: SourceReport) -> None:
@@ -367,6 +447,8 @@ class _Job:
                 outcome = write_item(folder, item)
                 self.archive.item(entry.url, _payload(source, item), ref)
                 report.count(outcome, folder / item.name)
+                if outcome != "unchanged":
+                    self.extraction.submit(folder / item.name)
             self.state.remember_item(
                 source.name,
                 entry.url,

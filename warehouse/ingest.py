@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from analytics.records import RecordError, SourceRecord, validate_record
 from analytics.schema import INGEST_LOG, QUARANTINE, SOURCES
+from warehouse.adapters.base import RawRecord
 from warehouse.adapters.sidecar import sidecar_candidates
 from warehouse.files import file_sha256
 from warehouse.paths import DataDir
@@ -146,6 +147,7 @@ def ingest_paths(
     skip_unchanged_files: bool = False,
     progress: bool | None = None,
     now: datetime | None = None,
+    reader: Callable[[Path], Iterable[RawRecord]] = read_file,
 ) -> IngestReport:
     """Ingest files and folders into the warehouse ``sources`` table.
 
@@ -153,6 +155,7 @@ def ingest_paths(
     and the rest of the batch goes on. Re-ingesting a source updates its row, never duplicates
     it. With ``skip_unchanged_files`` a file whose bytes were ingested before is not re-read
     (the inbox sensor uses this). ``progress=None`` shows a bar only on a terminal.
+    ``reader`` gives a file's records (the fetcher's reads them while it fetches).
     """
     started = time.perf_counter()
     now = now or datetime.now(UTC)
@@ -185,7 +188,7 @@ def ingest_paths(
     ) as bar:
         for path, digest in todo:
             before = len(report.quarantined)
-            count = _read_into(path, report, valid, bar.update)
+            count = _read_into(path, report, valid, bar.update, reader)
             log_rows.append(
                 {
                     "path": str(path.resolve()),
@@ -219,12 +222,13 @@ def _read_into(
     report: IngestReport,
     valid: list[tuple[SourceRecord, str]],
     advance: Callable[[int], object],
+    reader: Callable[[Path], Iterable[RawRecord]] = read_file,
 ) -> int:
     """Read one file: its valid records appended to ``valid`` with their place, the others
     quarantined in ``report``; ``advance`` gets each record's size. Returns the file's count
     of records."""
     count = 0
-    for raw in read_file(path):
+    for raw in reader(path):
         advance(raw.size)
         count += 1
         report.records += 1
