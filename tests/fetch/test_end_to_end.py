@@ -23,6 +23,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from analytics.records import parse_timestamp
 from analytics.urls import canonical_url
 from cli.app import app
 from demo import DEMO_AS_OF, generate_demo_corpus
@@ -164,7 +165,6 @@ def test_the_signals_say_what_the_records_say(fetched: Fetched) -> None:
     rows = {row["canonical_url"]: row for row in _sources(fetched.fetched).iter_rows(named=True)}
     records = {canonical_url(str(item.record["url"])): item.record for item in fetched.site.items}
     assert set(rows) == set(records)
-    short_posts = []
     for key, record in records.items():
         row = rows[key]
         assert (row["kind"], row["title"], row["url"]) == (
@@ -172,9 +172,9 @@ def test_the_signals_say_what_the_records_say(fetched: Fetched) -> None:
             record["title"],
             record["url"],
         )
-        # a page whose canonical URL holds a date (/2026/03/30/…) gets that day at midnight:
-        # htmldate reads the URL's date before the page's article:published_time
-        assert row["published_at"].date().isoformat() == record["published_at"][:10]
+        # the page's article:published_time, to the second, even where the canonical URL holds
+        # a date (/2026/03/30/…)
+        assert row["published_at"] == parse_timestamp(record["published_at"])
         if record["kind"] == "podcast":
             spoken = [
                 line.split("): ", 1)[1]
@@ -182,21 +182,12 @@ def test_the_signals_say_what_the_records_say(fetched: Fetched) -> None:
                 for line in s["text"].split("\n")
             ]
             assert all(said in row["text"] for said in spoken)
-        elif record["kind"] == "social":
-            short_posts.append(row["text"] == record["text"])
         else:
             # the main text only: no navigation, cookie banner, byline, comments or footer
             assert row["text"] == record["text"], record["url"]
             assert row["author"] is not None
-    assert short_posts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="trafilatura falls back to the whole page for a main text under ~250 characters, so "
-    "a short post's page brings its byline or cookie banner along (and a feed entry is taken "
-    "whole only from 500 characters up, fetch.documents.WHOLE_TEXT_CHARS)",
-)
 def test_short_posts_come_without_boilerplate(fetched: Fetched) -> None:
     rows = {row["canonical_url"]: row for row in _sources(fetched.fetched).iter_rows(named=True)}
     posts = [i.record for i in fetched.site.items if i.kind == "social"]

@@ -30,6 +30,9 @@ _DATE_PARAMS: dict[str, Any] = {
     "original_date": True,
     "outputformat": "%Y-%m-%dT%H:%M:%S%z",
     "max_date": "2999-12-31",
+    # a date in the URL (/2026/03/30/…) only when the page's metadata has none: the metadata
+    # carries the time of day, the URL only the day
+    "deferred_url_extractor": True,
 }
 
 _BLOCK_TAGS = frozenset(
@@ -126,6 +129,9 @@ def read_html(path: Path) -> Iterator[RawRecord]:
             with_metadata=True,
             include_comments=False,
             include_tables=True,
+            # precision over recall: without it, a page whose main text is short (a social
+            # post) falls back to the whole body, cookie banner and byline included
+            favor_precision=True,
             date_extraction_params=_DATE_PARAMS,
         )
     # lxml and trafilatura raise many types on hostile markup; any of them means "unreadable
