@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]
+from warcio.exceptions import ArchiveLoadFailed  # type: ignore[import-untyped]
 from warcio.statusandheaders import StatusAndHeaders  # type: ignore[import-untyped]
 from warcio.warcwriter import WARCWriter  # type: ignore[import-untyped]
 
@@ -104,16 +105,24 @@ def read_items(root: Path) -> Iterator[ArchivedItem]:
     """Every archived item under ``root``, in the order they were fetched, with the body of
     the response it refers to."""
     for path in archive_files(root):
-        bodies: dict[str, bytes] = {}
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh):
-                record_id = record.rec_headers.get_header("WARC-Record-ID")
-                if record.rec_type == "response":
-                    bodies[record_id] = record.content_stream().read()
-                elif (
-                    record.rec_type == "metadata"
-                    and record.rec_headers.get_header("Content-Type") == ITEM_PROFILE
-                ):
-                    payload = json.loads(record.content_stream().read().decode("utf-8"))
-                    refers = record.rec_headers.get_header("WARC-Refers-To")
-                    yield ArchivedItem(payload, bodies.get(refers) if refers else None)
+        try:
+            yield from _items_of(path)
+        except ArchiveLoadFailed as exc:
+            # a run killed while it wrote leaves a truncated last record
+            raise ValueError(f"{path} is not a readable WARC file ({exc})") from None
+
+
+def _items_of(path: Path) -> Iterator[ArchivedItem]:
+    bodies: dict[str, bytes] = {}
+    with path.open("rb") as fh:
+        for record in ArchiveIterator(fh):
+            record_id = record.rec_headers.get_header("WARC-Record-ID")
+            if record.rec_type == "response":
+                bodies[record_id] = record.content_stream().read()
+            elif (
+                record.rec_type == "metadata"
+                and record.rec_headers.get_header("Content-Type") == ITEM_PROFILE
+            ):
+                payload = json.loads(record.content_stream().read().decode("utf-8"))
+                refers = record.rec_headers.get_header("WARC-Refers-To")
+                yield ArchivedItem(payload, bodies.get(refers) if refers else None)

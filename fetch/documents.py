@@ -3,15 +3,16 @@ through ``podcast:transcript``), a sitemap's pages, or a home page's links to it
 
 from __future__ import annotations
 
-import gzip
+import contextlib
 import hashlib
 import json
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin as _urljoin
 
 import feedparser  # type: ignore[import-untyped]  # ships neither types nor a py.typed marker
 
@@ -49,6 +50,23 @@ class DocumentError(ValueError):
     """A fetched document that is not what it should be (no feed, a broken sitemap)."""
 
 
+_MEDIA_SUFFIX = re.compile(r"\.(mp3|m4a|m4b|aac|ogg|oga|opus|wav|flac|mp4|m4v|mov|webm)$", re.I)
+
+
+def is_media(url: str) -> bool:
+    """An audio or video file by its path's suffix (the fetcher never requests one)."""
+    return bool(_MEDIA_SUFFIX.search(url.split("?", 1)[0].split("#", 1)[0]))
+
+
+def urljoin(base: str, link: str) -> str:
+    """``link`` made absolute against ``base``; ``DocumentError`` for a link no URL parser
+    reads (``http://[::1``), so one bad link fails its item, not the run."""
+    try:
+        return _urljoin(base, link)
+    except ValueError as exc:
+        raise DocumentError(f"the link {link!r} is not a URL ({exc})") from None
+
+
 @dataclass(frozen=True)
 class Transcript:
     url: str
@@ -80,17 +98,32 @@ class Feed:
 
 
 def looks_like_sitemap(body: bytes) -> bool:
-    head = _ungzip(body)[:2048].decode("utf-8", errors="replace")
-    return bool(re.search(r"<(?:\w+:)?(urlset|sitemapindex)\b", head))
+    head = body[:2048]
+    if body[:2] == b"\x1f\x8b":  # only the head is unpacked: it is all that is looked at
+        with contextlib.suppress(zlib.error):
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body, 2048)
+    text = head.decode("utf-8", errors="replace")
+    return bool(re.search(r"<(?:\w+:)?(urlset|sitemapindex)\b", text))
 
 
-def _ungzip(body: bytes) -> bytes:
-    if body[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(body)
-        except (OSError, EOFError):
-            return body
-    return body
+# a gzipped sitemap is unpacked to at most this much (the protocol caps a sitemap at 50 MB
+# uncompressed): a small file that unpacks to gigabytes is refused, not read
+MAX_UNPACKED_BYTES = 50_000_000
+
+
+def _ungzip(body: bytes, limit: int = MAX_UNPACKED_BYTES) -> bytes:
+    """``body`` unpacked when it is gzip, at most ``limit`` bytes; ``DocumentError`` when it
+    unpacks to more."""
+    if body[:2] != b"\x1f\x8b":
+        return body
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = unpacker.decompress(body, limit + 1)
+    except zlib.error:
+        return body
+    if len(out) > limit:
+        raise DocumentError(f"the gzipped document unpacks to over {limit:,} bytes")
+    return out
 
 
 def _whole(entry: Any) -> bool:
@@ -126,13 +159,18 @@ def parse_feed(body: bytes, url: str) -> Feed:
         link = (dict.get(entry, "link") or "").strip()
         if not link:
             continue
-        link = urljoin(url, link)
+        try:
+            link = urljoin(url, link)
+        except DocumentError:
+            continue  # no URL to fetch or cite
         title = re.sub(r"\s+", " ", dict.get(entry, "title") or "").strip() or None
         when = entry_published(entry)
         updated = dict.get(entry, "updated") or dict.get(entry, "published") or ""
-        # feedparser keeps enclosures among the links (``enclosures`` is a view of them)
-        audio = any(
+        # feedparser keeps enclosures among the links (``enclosures`` is a view of them); an
+        # enclosure without a type, or an entry whose link is itself a media file, is media too
+        audio = is_media(link) or any(
             str(dict.get(e, "type") or "").startswith(("audio/", "video/"))
+            or is_media(str(dict.get(e, "href") or ""))
             for e in dict.get(entry, "links") or []
             if dict.get(e, "rel") == "enclosure"
         )
@@ -205,7 +243,10 @@ def _parse_json_feed(body: bytes, url: str) -> Feed:
         link = str(item.get("url") or item.get("external_url") or "").strip()
         if not link:
             continue
-        link = urljoin(url, link)
+        try:
+            link = urljoin(url, link)
+        except DocumentError:
+            continue
         title = re.sub(r"\s+", " ", str(item.get("title") or "")).strip() or None
         when = _json_date(item.get("date_published")) or _json_date(item.get("date_modified"))
         html_text = item.get("content_html")
@@ -243,6 +284,8 @@ def _parse_json_feed(body: bytes, url: str) -> Feed:
 
 def _json_author(item: dict[str, Any]) -> str | None:
     authors = item.get("authors") or ([item["author"]] if item.get("author") else [])
+    if not isinstance(authors, list):
+        return None
     for author in authors:
         if isinstance(author, dict) and str(author.get("name") or "").strip():
             return str(author["name"]).strip()
@@ -281,7 +324,10 @@ def parse_sitemap(body: bytes, url: str) -> Sitemap:
         if not loc or not loc.strip():
             continue
         lastmod = next((c.text for c in node if c.tag.split("}")[-1] == "lastmod"), None) or ""
-        target = urljoin(url, loc.strip())
+        try:
+            target = urljoin(url, loc.strip())
+        except DocumentError:
+            continue
         if tag == "sitemapindex":
             children.append(target)
         else:
@@ -316,7 +362,10 @@ def feed_links(body: bytes, url: str) -> list[str]:
         pass
     seen: list[str] = []
     for href, _ in parser.links:
-        target = urljoin(url, href.strip())
+        try:
+            target = urljoin(url, href.strip())
+        except DocumentError:
+            continue
         if target not in seen:
             seen.append(target)
     return seen

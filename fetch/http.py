@@ -143,25 +143,43 @@ class FetchStats:
                 setattr(self, name, getattr(self, name) + value)
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
 def is_public_address(address: str) -> bool:
+    """A global unicast address, also through the IPv6 forms that embed an IPv4 one (mapped,
+    compatible, 6to4, Teredo, NAT64): each embedded address must be public too."""
     ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    # 6to4 (2002::/16) and Teredo are not global themselves: judged by what they embed
+    tunnel = isinstance(ip, ipaddress.IPv6Address) and bool(ip.sixtofour or ip.teredo)
+    if (not ip.is_global or ip.is_multicast) and not tunnel:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+        if ip in _NAT64 or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
+            embedded.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+        return all(is_public_address(str(v4)) for v4 in embedded if v4 is not None)
+    return True
 
 
 def check_address(url: str, *, allow_private: bool) -> None:
     """Refuse a URL whose host resolves to a loopback, private, link-local or reserved
     address (unless allowed), so a feed cannot aim the fetcher at internal services."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise FetchError(url, f"not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise FetchError(url, "only http and https URLs are fetched")
     if allow_private:
         return
     try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 443, type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(parts.hostname, port or 443, type=socket.SOCK_STREAM)
     except OSError as exc:
-        raise FetchError(url, f"the host does not resolve ({exc})") from None
+        # a resolver's hiccup passes: tried again next run
+        raise FetchError(url, f"the host does not resolve ({exc})", transient=True) from None
     for info in infos:
         address = str(info[4][0])
         if not is_public_address(address):
@@ -260,9 +278,9 @@ class PoliteClient:
             answer = self._request(f"{origin}/robots.txt", (), Validators(), robots_check=False)
             parsed = Protego.parse(answer.body.decode("utf-8", errors="replace"))
         except FetchError as exc:
-            # no robots.txt (4xx) allows everything; a server error or no answer means "do not
-            # crawl now", as Google and Scrapy read it
-            if exc.status is None or exc.status >= 500:
+            # no robots.txt (4xx but 429) allows everything; a server error, a 429 or no answer
+            # means "do not crawl now", as RFC 9309 and Google read it
+            if exc.status is None or exc.status == 429 or exc.status >= 500:
                 error = f"robots.txt of {origin} could not be read ({exc.reason}); not crawled"
         with self._lock:
             self._robots[origin] = parsed
@@ -384,6 +402,10 @@ class PoliteClient:
             raise _Retry(f"no answer within {self.policy.timeout_s:g} s") from None
         except httpx.TransportError as exc:
             raise _Retry(f"connection failed ({type(exc).__name__}: {exc})") from None
+        except httpx.DecodingError as exc:
+            raise FetchError(url, f"the body cannot be decoded ({exc})") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise FetchError(url, f"{type(exc).__name__}: {exc}") from None
 
     def _read(
         self,
@@ -427,7 +449,12 @@ class PoliteClient:
             )
         chunks: list[bytes] = []
         size = 0
+        # the timeout bounds each read; this bounds the whole body, so a server trickling a
+        # byte at a time cannot hold a run
+        deadline = time.monotonic() + 3 * self.policy.timeout_s
         for chunk in answer.iter_bytes():  # decoded: a gzip bomb hits the cap too
+            if time.monotonic() > deadline:
+                raise _Retry(f"the body took over {3 * self.policy.timeout_s:g} s")
             size += len(chunk)
             if size > self.policy.max_bytes:
                 raise FetchError(

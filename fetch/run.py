@@ -40,6 +40,7 @@ from fetch.http import (
     FetchPolicy,
     PoliteClient,
     Response,
+    Validators,
 )
 from fetch.sources import Source
 from fetch.state import FetchState, LastRun, fetch_dir
@@ -359,10 +360,10 @@ class _Job:
         commit: list[Callable[[], None]] = []
         if source.feed:
             try:
-                feed_ref, listed = self._feed(source.feed, commit)
+                feed_ref, listed = self._feed(source, source.feed, commit)
                 for entry in listed:
                     entries.setdefault(entry.url, entry)
-            except (FetchError, DocumentError) as exc:
+            except Exception as exc:  # any failure is this source's, never the run's
                 report.error = f"feed {source.feed}: {_reason(exc)}"
         if source.sitemaps and (source.backfill or not source.feed):
             for entry in self._sitemap_pages(source, report, commit):
@@ -396,13 +397,17 @@ class _Job:
             )
         )
 
-    def _feed(self, url: str, commit: list[Callable[[], None]]) -> tuple[str | None, list[Entry]]:
-        response = self.client.get(url, FEED_TYPES, self.state.validators(url))
+    def _feed(
+        self, source: Source, url: str, commit: list[Callable[[], None]]
+    ) -> tuple[str | None, list[Entry]]:
+        response = self.client.get(url, FEED_TYPES, self.state.validators(source.name, url))
         if response.not_modified:
             return None, []
         feed = parse_feed(response.body, response.url)
         ref = self.archive.response(response)
-        commit.append(partial(self.state.remember_validators, url, response.validators))
+        commit.append(
+            partial(self.state.remember_validators, source.name, url, response.validators)
+        )
         return ref, feed.entries
 
     def _sitemap_pages(
@@ -417,15 +422,21 @@ class _Job:
                 continue
             seen.add(url)
             try:
-                response = self.client.get(url, (), self.state.validators(url))
+                response = self.client.get(url, (), self.state.validators(source.name, url))
                 if response.not_modified:
+                    # an unchanged index still names children that may have changed
+                    todo.extend(self.state.sitemap_children(source.name, url))
                     continue
                 sitemap = parse_sitemap(response.body, response.url)
-            except (FetchError, DocumentError) as exc:
+            except Exception as exc:  # any failure is this sitemap's, never the run's
                 report.fail(url, f"sitemap: {_reason(exc)}", transient=_transient(exc))
                 continue
             self.archive.response(response)
-            commit.append(partial(self.state.remember_validators, url, response.validators))
+            commit.append(
+                partial(self.state.remember_validators, source.name, url, response.validators)
+            )
+            if sitemap.sitemaps:
+                self.state.remember_sitemap_children(source.name, url, sitemap.sitemaps)
             todo.extend(sitemap.sitemaps)
             pages.extend(sitemap.pages)
         return pages
@@ -442,10 +453,14 @@ class _Job:
             if made is None:
                 report.count("unchanged")
             else:
-                item, ref = made
+                item, ref, validators = made
                 folder = source_folder(self.data, source.name)
                 outcome = write_item(folder, item)
                 self.archive.item(entry.url, _payload(source, item), ref)
+                # only once the file is written: a page asked again conditionally must not
+                # answer 304 for an update that never reached the inbox
+                if validators is not None:
+                    self.state.remember_validators(source.name, entry.url, validators)
                 report.count(outcome, folder / item.name)
                 if outcome != "unchanged":
                     self.extraction.submit(folder / item.name)
@@ -456,7 +471,7 @@ class _Job:
                 "ok",
                 made[0].name if made else (known.file if known else None),
             )
-        except (FetchError, DocumentError) as exc:
+        except Exception as exc:  # any failure is this item's, never the run's
             report.fail(entry.url, _reason(exc), transient=_transient(exc))
             if not _transient(exc):
                 # reported once; tried again only when the feed or sitemap says it changed
@@ -466,23 +481,25 @@ class _Job:
 
     def _make(
         self, source: Source, entry: Entry, feed_ref: str | None, known: bool
-    ) -> tuple[ItemFile, str | None] | None:
-        """The item's file and the archive record it came from; ``None`` when the page answered
-        304 (unchanged since the last fetch)."""
+    ) -> tuple[ItemFile, str | None, Validators | None] | None:
+        """The item's file, the archive record it came from and the validators to keep once
+        it is written; ``None`` when the page answered 304 (unchanged since the last fetch)."""
         if entry.record is not None:
-            return record_item(entry, entry.record, source.kind), feed_ref
+            return record_item(entry, entry.record, source.kind), feed_ref, None
         if entry.transcripts:
-            return self._transcript(entry, entry.transcripts)
+            return (*self._transcript(entry, entry.transcripts), None)
         if entry.audio:
             raise DocumentError(
                 "a podcast episode without a podcast:transcript; its audio is never downloaded"
             )
-        validators = self.state.validators(entry.url) if known else None
+        validators = self.state.validators(source.name, entry.url) if known else None
         response = self.client.get(entry.url, PAGE_TYPES + PDF_TYPES, validators)
         if response.not_modified:
+            if validators is None:
+                raise FetchError(entry.url, "a 304 to a request that asked for no condition")
             return None
-        self.state.remember_validators(entry.url, response.validators)
-        return page_item(entry, response, source.kind), self.archive.response(response)
+        item = page_item(entry, response, source.kind)
+        return item, self.archive.response(response), response.validators
 
     def _transcript(
         self, entry: Entry, transcripts: Sequence[Transcript]
@@ -508,14 +525,20 @@ def _payload(source: Source, item: ItemFile) -> dict[str, Any]:
     }
 
 
-def _transient(exc: Exception) -> bool:
-    return isinstance(exc, FetchError) and exc.transient
-
-
 def _reason(exc: Exception) -> str:
     if isinstance(exc, FetchError):
         return exc.reason
-    return str(exc)
+    if isinstance(exc, DocumentError):
+        return str(exc)
+    return f"unexpected {type(exc).__name__}: {exc}"
+
+
+def _transient(exc: Exception) -> bool:
+    """Worth trying again next run: a passing network failure, or an error nobody expected
+    (a full disk, a parser's surprise), which must not be remembered as the item's answer."""
+    if isinstance(exc, FetchError):
+        return exc.transient
+    return not isinstance(exc, DocumentError)
 
 
 def replay_archive(data: DataDir, root: Path) -> tuple[list[Path], int]:

@@ -5,6 +5,7 @@ for ``aimi sources list`` and the Dagster UI."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -17,8 +18,12 @@ from fetch.http import Validators
 from warehouse.paths import DataDir
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS validators (
-    url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, fetched_at TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS source_validators (
+    source TEXT NOT NULL, url TEXT NOT NULL, etag TEXT, last_modified TEXT,
+    fetched_at TEXT NOT NULL, PRIMARY KEY (source, url)
+);
+CREATE TABLE IF NOT EXISTS sitemap_children (
+    source TEXT NOT NULL, url TEXT NOT NULL, children TEXT NOT NULL, PRIMARY KEY (source, url)
 );
 CREATE TABLE IF NOT EXISTS items (
     source TEXT NOT NULL, url TEXT NOT NULL, marker TEXT NOT NULL, status TEXT NOT NULL,
@@ -84,20 +89,40 @@ class FetchState:
         with self._lock:
             yield self._db.cursor()
 
-    def validators(self, url: str) -> Validators:
+    def validators(self, source: str, url: str) -> Validators:
+        """What ``source``'s last fetch of ``url`` answered (per source: two sources that
+        follow one feed each read it whole the first time)."""
         with self._cursor() as cur:
             row = cur.execute(
-                "SELECT etag, last_modified FROM validators WHERE url = ?", (url,)
+                "SELECT etag, last_modified FROM source_validators WHERE source = ? AND url = ?",
+                (source, url),
             ).fetchone()
         return Validators(*row) if row else Validators()
 
-    def remember_validators(self, url: str, validators: Validators) -> None:
+    def remember_validators(self, source: str, url: str, validators: Validators) -> None:
         if not validators.etag and not validators.last_modified:
             return
         with self._cursor() as cur:
             cur.execute(
-                "INSERT OR REPLACE INTO validators VALUES (?, ?, ?, ?)",
-                (url, validators.etag, validators.last_modified, _now()),
+                "INSERT OR REPLACE INTO source_validators VALUES (?, ?, ?, ?, ?)",
+                (source, url, validators.etag, validators.last_modified, _now()),
+            )
+
+    def sitemap_children(self, source: str, url: str) -> list[str]:
+        """The sitemaps an index named when it was last read (it may answer 304 while they
+        change)."""
+        with self._cursor() as cur:
+            row = cur.execute(
+                "SELECT children FROM sitemap_children WHERE source = ? AND url = ?",
+                (source, url),
+            ).fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    def remember_sitemap_children(self, source: str, url: str, children: list[str]) -> None:
+        with self._cursor() as cur:
+            cur.execute(
+                "INSERT OR REPLACE INTO sitemap_children VALUES (?, ?, ?)",
+                (source, url, json.dumps(children)),
             )
 
     def item(self, source: str, url: str) -> ItemState | None:

@@ -341,3 +341,145 @@ def test_replay_from_the_archive_makes_the_same_sources(
     ingest_paths(other, files, progress=False)
     drop = ["origin", "first_ingested_at", "ingested_at"]
     assert _sources(other).drop(drop).equals(_sources(data).drop(drop))
+
+
+def test_hostile_input_fails_its_item_never_the_run(
+    site: Site, data: DataDir, settings: Settings
+) -> None:
+    items = [("Fine", "/ok.html", WHEN), ("Broken gzip", "/bad-gzip.html", WHEN)]
+    feed = rss(site, items).replace(
+        "</channel>",
+        "<item><title>Bad link</title><link>http://[::1</link>"
+        f"<pubDate>{WHEN}</pubDate><description>x</description></item></channel>",
+    )
+    site.page("/feed.xml", feed, "application/rss+xml")
+    site.page("/ok.html", article(site, "Fine", "/ok.html"))
+    site.route(
+        "/bad-gzip.html",
+        Answer(
+            200,
+            b"\x1f\x8bnot gzip at all",
+            {"Content-Type": "text/html", "Content-Encoding": "gzip"},
+        ),
+    )
+    report = run(data, settings, Source(name="b", url=site.url("/"), feed=site.url("/feed.xml")))
+    assert _sources(data)["title"].to_list() == ["Fine"]
+    assert [f.url for f in report.failures] == [site.url("/bad-gzip.html")]
+    assert "cannot be decoded" in report.failures[0].reason
+
+
+def test_a_trickling_body_is_cut_off(site: Site, data: DataDir, settings: Settings) -> None:
+    import socket
+    import threading
+
+    # a raw server that sends its headers, then a byte every 0.3 s: each read is within the
+    # timeout, the whole body is not
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        conn.recv(4096)
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
+        )
+        try:
+            for _ in range(60):
+                conn.sendall(b"x")
+                threading.Event().wait(0.3)
+        except OSError:
+            pass
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    trickle = f"http://127.0.0.1:{port}/slow.html"
+    site.page(
+        "/feed.xml",
+        rss(site, []).replace(
+            "</channel>",
+            f"<item><title>Slow</title><link>{trickle}</link><pubDate>{WHEN}</pubDate>"
+            "<description>x</description></item></channel>",
+        ),
+        "application/rss+xml",
+    )
+    quick = settings.model_copy(update={"fetch_timeout_s": 1.0, "fetch_retries": 0})
+    report = run(data, quick, Source(name="b", url=site.url("/"), feed=site.url("/feed.xml")))
+    assert len(report.failures) == 1 and "the body took over 3 s" in report.failures[0].reason
+    assert report.failures[0].transient  # tried again next run
+    listener.close()
+
+
+def test_an_unchanged_sitemap_index_still_reads_its_children(
+    site: Site, data: DataDir, settings: Settings
+) -> None:
+    index = (
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{site.url('/sm1.xml')}</loc></sitemap></sitemapindex>"
+    ).encode()
+    site.route("/sitemap.xml", conditional(index, "application/xml", '"i1"'))
+
+    def urlset(paths: list[str]) -> str:
+        urls = "".join(
+            f"<url><loc>{site.url(p)}</loc><lastmod>2026-11-01</lastmod></url>" for p in paths
+        )
+        return f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+
+    site.page("/sm1.xml", urlset(["/a.html"]), "application/xml")
+    for path in ("/a.html", "/b.html"):
+        site.page(path, article(site, path, path))
+    source = Source(name="sm", url=site.url("/"), sitemaps=(site.url("/sitemap.xml"),))
+    run(data, settings, source)
+    site.page("/sm1.xml", urlset(["/a.html", "/b.html"]), "application/xml")
+    run(data, settings, source)
+    assert site.requests("/sitemap.xml")[-1].status == 304
+    assert "/b.html" in site.paths()  # the new page of an unchanged index's child
+    assert _sources(data).height == 2
+
+
+def test_a_gzipped_sitemap_that_unpacks_too_far_is_refused(
+    site: Site, data: DataDir, settings: Settings
+) -> None:
+    import gzip
+
+    from fetch import documents
+
+    bomb = gzip.compress(
+        b'<?xml version="1.0"?><urlset>' + b" " * (documents.MAX_UNPACKED_BYTES + 10)
+    )
+    site.page("/sitemap.xml.gz", bomb, "application/x-gzip")
+    source = Source(name="sm", url=site.url("/"), sitemaps=(site.url("/sitemap.xml.gz"),))
+    report = run(data, settings, source)
+    assert len(report.failures) == 1 and "unpacks to over" in report.failures[0].reason
+
+
+def test_an_episode_without_transcript_is_skipped_and_its_audio_never_read(
+    site: Site, data: DataDir, settings: Settings
+) -> None:
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Pod</title>'
+        f"<item><title>Ep</title><link>{site.url('/ep.mp3')}</link><pubDate>{WHEN}</pubDate>"
+        f"<enclosure url='{site.url('/ep.mp3')}' length='10'/></item></channel></rss>"
+    )
+    site.page("/pod.xml", feed, "application/rss+xml")
+    site.page("/ep.mp3", b"ID3" + b"\0" * 100, "audio/mpeg")
+    report = run(data, settings, Source(name="p", url=site.url("/"), feed=site.url("/pod.xml")))
+    assert "/ep.mp3" not in site.paths()
+    assert len(report.failures) == 1 and "audio is never downloaded" in report.failures[0].reason
+
+
+def test_an_unreadable_robots_txt_means_not_now(
+    site: Site, data: DataDir, settings: Settings
+) -> None:
+    site.page("/robots.txt", "busy", "text/plain", status=503)
+    site.page("/feed.xml", rss(site, [("S", "/s.html", WHEN)]), "application/rss+xml")
+    site.page("/s.html", article(site, "S", "/s.html"))
+    quick = settings.model_copy(update={"fetch_retries": 0})
+    source = Source(name="b", url=site.url("/"), feed=site.url("/feed.xml"))
+    report = run(data, quick, source)
+    assert not [p for p in site.paths() if p != "/robots.txt"]  # nothing crawled
+    assert report.failures and "not crawled" in report.failures[0].reason
+    site.page("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
+    again = run(data, quick, source)  # the next run tries again
+    assert again.failures == [] and _sources(data).height == 1
