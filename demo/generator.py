@@ -100,7 +100,8 @@ def _timestamp(rng: random.Random, week: int) -> datetime:
     )
 
 
-def _slug(text: str, limit: int = 72) -> str:
+def title_slug(text: str, limit: int = 72) -> str:
+    """Lower-case words joined by hyphens, at most ``limit`` characters (whole words)."""
     words = re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
     slug = ""
     for word in words:
@@ -137,7 +138,7 @@ class _UrlBook:
     def article(
         self, rng: random.Random, outlet: v.Outlet, title: str, ts: datetime, force: str
     ) -> str:
-        slug = _slug(title)
+        slug = title_slug(title)
         if outlet.path_style == "dated":
             url = f"https://{outlet.host}/{ts:%Y/%m/%d}/{slug}"
         elif outlet.path_style == "section":
@@ -326,10 +327,10 @@ def _markdown_documents(markdown_meta: list[tuple[dict[str, Any], str]]) -> list
     docs: list[tuple[str, str]] = []
     names_seen: set[str] = set()
     for meta, body in markdown_meta:
-        name = f"{meta['published_at'][:10]}-{_slug(meta['title'], 60)}.md"
+        name = f"{meta['published_at'][:10]}-{title_slug(meta['title'], 60)}.md"
         n = 2
         while name in names_seen:
-            name = f"{meta['published_at'][:10]}-{_slug(meta['title'], 60)}-{n}.md"
+            name = f"{meta['published_at'][:10]}-{title_slug(meta['title'], 60)}-{n}.md"
             n += 1
         names_seen.add(name)
         docs.append((name, _markdown(meta, body)))
@@ -517,7 +518,7 @@ def _podcast(
         )
         start = seg.end_s
     title = episode_title(rng, show, number, forces)
-    slug = _slug(title.split(": ", 1)[1], 60)
+    slug = title_slug(title.split(": ", 1)[1], 60)
     return {
         "kind": "podcast",
         "title": title,

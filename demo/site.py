@@ -33,7 +33,7 @@ from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 from xml.sax.saxutils import quoteattr
 
-from demo.generator import DemoCorpus
+from demo.generator import DemoCorpus, title_slug
 
 MANIFEST = "site.json"
 SITE_NAME = "The Demo Wire"
@@ -173,19 +173,9 @@ def _rfc822(moment: datetime) -> str:
     return email.utils.format_datetime(moment, usegmt=True)
 
 
-def _slug(text: str, limit: int = 60) -> str:
-    words = re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
-    slug = ""
-    for word in words:
-        if len(slug) + len(word) + 1 > limit:
-            break
-        slug = f"{slug}-{word}" if slug else word
-    return slug or "untitled"
-
-
 def _key(record: dict[str, Any]) -> str:
     digest = hashlib.sha256(str(record["url"]).encode("utf-8")).hexdigest()[:8]
-    return f"{_slug(str(record['title']))}-{digest}"
+    return f"{title_slug(str(record['title']), 60)}-{digest}"
 
 
 def teaser(text: str, limit: int = TEASER_CHARS) -> str:
@@ -370,7 +360,11 @@ def article_page(item: SiteItem, related: Sequence[SiteItem], base_url: str) -> 
         + f'<meta name="description" content="{_esc(teaser(str(record["text"])))}">\n'
     )
     body = "".join(f"<p>{_esc(p)}</p>\n" for p in _paragraphs(str(record["text"])))
-    byline = f'<a rel="author" href="/authors/{_slug(author)}">{_esc(author)}</a>' if author else ""
+    byline = (
+        f'<a rel="author" href="/authors/{title_slug(author, 60)}">{_esc(author)}</a>'
+        if author
+        else ""
+    )
     return (
         _head(f"{title} | {SITE_NAME}", meta, base_url)
         + f'<body class="article {SECTIONS[item.kind]}">\n'

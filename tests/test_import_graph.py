@@ -7,19 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.packages import PRODUCT_PACKAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = (
-    "analytics",
-    "warehouse",
-    "retrieval",
-    "fetch",
-    "readmodel",
-    "publishing",
-    "pipelines",
-    "serving",
-    "demo",
-    "cli",
-)
+PACKAGES = PRODUCT_PACKAGES
 
 
 def modules(root: Path = ROOT) -> dict[str, Path]:

@@ -8,19 +8,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.packages import PRODUCT_PACKAGES
+
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = (
-    "analytics",
-    "warehouse",
-    "retrieval",
-    "fetch",
-    "readmodel",
-    "publishing",
-    "pipelines",
-    "serving",
-    "demo",
-    "cli",
-)
+PACKAGES = PRODUCT_PACKAGES
 
 
 def sources(*packages: str) -> Iterator[tuple[str, ast.Module]]:
