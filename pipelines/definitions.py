@@ -18,7 +18,12 @@ from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
 from pipelines.defs.ingest.assets import ingest
 from pipelines.defs.ingest.checks import quarantine_rate_is_low
-from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
+from pipelines.defs.notify.assets import (
+    deliver_job,
+    publish_sensor,
+    retry_sensor,
+    webhook_deliveries,
+)
 from pipelines.defs.publish.assets import snapshot, static_site
 from pipelines.defs.publish.checks import (
     profiles_agree_with_cards,
@@ -74,6 +79,6 @@ defs = dg.Definitions(
     asset_checks=CHECKS,
     jobs=[refresh_job, deliver_job],
     schedules=[daily_refresh],
-    sensors=[inbox_sensor, publish_sensor],
+    sensors=[inbox_sensor, publish_sensor, retry_sensor],
     resources={"aimi": AimiResource()},
 )

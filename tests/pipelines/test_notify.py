@@ -105,3 +105,30 @@ def test_deliveries_never_wait_for_a_build(
         assert result.success and len(received) == 1
         assert build.released_at == 0.0  # done while the build still held the lock
         assert time.monotonic() - started < 60
+
+
+def test_the_retry_sensor_starts_a_run_when_a_scheduled_retry_comes_due(tmp_path: Path) -> None:
+    """Issue 46: retries resume on schedule, also after a restart, with no publish to start
+    them: the sensor reads the next due time a delivery run left."""
+    from pipelines.defs.notify.assets import retry_sensor
+
+    data = DataDir(tmp_path / "data")
+    aimi = AimiResource(data_dir=str(data.root))
+
+    def tick(cursor: str | None) -> dg.SensorResult | dg.SkipReason:
+        with dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi}) as context:
+            result = retry_sensor(context)
+        assert isinstance(result, dg.SensorResult | dg.SkipReason)
+        return result
+
+    assert isinstance(tick(None), dg.SkipReason)  # no schedule yet
+    schedule = data.watch_dir / "schedule.json"
+    schedule.parent.mkdir(parents=True)
+    schedule.write_text('{"next_due_at": "2999-01-01T00:00:00Z", "dead": []}')
+    assert isinstance(tick(None), dg.SkipReason)  # not due
+    schedule.write_text('{"next_due_at": "2026-01-01T00:00:00Z", "dead": []}')
+    due = tick(None)
+    assert isinstance(due, dg.SensorResult)
+    [request] = due.run_requests or []
+    assert request.run_key == "retry-2026-01-01T00:00:00+00:00"
+    assert isinstance(tick(due.cursor), dg.SkipReason)  # started for that time already

@@ -1,14 +1,17 @@
 """The notify group: ``webhook_deliveries`` POSTs each watchlist's new and changed signals to its
 webhook (``serving.webhooks``, in a child interpreter: the pipelines never import the serving
 package, docs/design.md §2); the ``deliver_webhooks`` job runs it, and ``publish_sensor`` starts
-the job whenever ``CURRENT`` names a new snapshot. Outside the ``refresh`` job, so a slow or
-dead endpoint never delays a publish."""
+the job whenever ``CURRENT`` names a new snapshot, and ``retry_sensor`` whenever a batch's
+scheduled retry (or a digest) comes due, so retries go on for days and resume after a restart.
+Outside the ``refresh`` job, so a slow or dead endpoint never delays a publish."""
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
 import dagster as dg
 import polars as pl
@@ -49,6 +52,13 @@ def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg
     report = json.loads(done.stdout.strip().splitlines()[-1])
     rows = report["watchlists"]
     for item in rows:
+        if item["state"] == "dead":
+            context.log.warning(
+                "watchlist %s is dead-lettered: %s; `aimi watch retry %s` sends it again",
+                item["name"],
+                item["error"],
+                item["name"],
+            )
         context.log.info(
             "watchlist %s: %s, %d batches (%d signals) delivered in %d attempts%s",
             item["name"],
@@ -58,18 +68,20 @@ def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg
             item["attempts"],
             f"; {item['error']}" if item["error"] and item["state"] != "ok" else "",
         )
+    columns = {
+        "name": pl.String,
+        "delivered": pl.Int64,
+        "signals": pl.Int64,
+        "attempts": pl.Int64,
+        "failed_attempts": pl.Int64,
+        "state": pl.String,
+        "error": pl.String,
+        "next_attempt_at": pl.String,
+    }
     table = pl.DataFrame(
-        rows,
-        schema={
-            "name": pl.String,
-            "delivered": pl.Int64,
-            "signals": pl.Int64,
-            "attempts": pl.Int64,
-            "failed_attempts": pl.Int64,
-            "state": pl.String,
-            "error": pl.String,
-        },
+        [{name: item.get(name) for name in columns} for item in rows], schema=columns
     )
+    dead = [item["name"] for item in rows if item["state"] == "dead"]
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": len(rows),
@@ -78,6 +90,8 @@ def webhook_deliveries(context: AssetExecutionContext, aimi: AimiResource) -> dg
             "signals": sum(item["signals"] for item in rows),
             "dead": sum(item["state"] == "dead" for item in rows),
             "pending": sum(item["state"] == "pending" for item in rows),
+            # shown in the UI: which watchlists wait for `aimi watch retry`
+            "dead_letters": ", ".join(dead) or "none",
             "seconds": report["seconds"],
             "watchlists": native_table(table),
         }
@@ -114,4 +128,51 @@ def publish_sensor(
             dg.RunRequest(run_key=f"deliver-{snapshot_id}", tags={"aimi/trigger": "publish"})
         ],
         cursor=snapshot_id,
+    )
+
+
+# the schedule a delivery run leaves (serving.webhooks.SCHEDULE_FILE): read as JSON, since the
+# pipelines never import the serving package
+SCHEDULE_FILE = "schedule.json"
+
+
+def _due_at(schedule_path: Path) -> datetime | None:
+    try:
+        raw = json.loads(schedule_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    due = raw.get("next_due_at") if isinstance(raw, dict) else None
+    if not isinstance(due, str):
+        return None
+    try:
+        return datetime.fromisoformat(due.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+@dg.sensor(
+    job=deliver_job,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description=(
+        "Starts `deliver_webhooks` when a batch's scheduled retry or a digest comes due (the "
+        "time the last delivery run left in `<data dir>/watch/schedule.json`), so retries go "
+        "on for days with backoff and resume after a restart, until a batch is delivered or "
+        "dead-lettered."
+    ),
+)
+def retry_sensor(
+    context: dg.SensorEvaluationContext, aimi: AimiResource
+) -> dg.SensorResult | dg.SkipReason:
+    due = _due_at(aimi.data().watch_dir / SCHEDULE_FILE)
+    if due is None:
+        return dg.SkipReason("nothing scheduled")
+    if due > datetime.now(UTC):
+        return dg.SkipReason(f"next retry or digest due at {due.isoformat()}")
+    key = due.isoformat()
+    if key == context.cursor:  # started for it already; the run writes the next time
+        return dg.SkipReason(f"a run was started for {key}")
+    return dg.SensorResult(
+        run_requests=[dg.RunRequest(run_key=f"retry-{key}", tags={"aimi/trigger": "retry"})],
+        cursor=key,
     )
