@@ -4,11 +4,15 @@ each publish (``serving.watch`` stores them, ``serving.webhooks`` delivers)."""
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
+
+# serving.watch's BODY_FORMATS and DIGEST_PERIODS, as the options' choices (typer refuses others)
+BodyFormatChoice = Literal["aimi", "slack"]
+DigestChoice = Literal["daily", "weekly"]
 
 watch_app = typer.Typer(
     help="Watchlists: new and changed signals matching an entity, theme or query, POSTed as "
@@ -47,7 +51,7 @@ def watch_add(
         ),
     ] = False,
     body_format: Annotated[
-        str,
+        BodyFormatChoice,
         typer.Option(
             "--format",
             help="The body: `aimi` (the batch as JSON) or `slack` (`text` + `blocks`, for a "
@@ -55,7 +59,7 @@ def watch_add(
         ),
     ] = "aimi",
     digest: Annotated[
-        str | None,
+        DigestChoice | None,
         typer.Option(
             "--digest",
             help="`daily` or `weekly`: one batch per day or week (what changed since the last "
@@ -72,8 +76,6 @@ def watch_add(
     from serving.service import canonical_theme, resolve_filters
     from serving.store import LoadedSnapshot
     from serving.watch import (
-        BODY_FORMATS,
-        DIGEST_PERIODS,
         MIN_SECRET_CHARS,
         WatchError,
         Watchlist,
@@ -86,13 +88,6 @@ def watch_add(
     from warehouse.snapshot import SnapshotError, open_current
 
     data = data_dir_of(data_dir)
-    if body_format not in BODY_FORMATS or (digest is not None and digest not in DIGEST_PERIODS):
-        echo(
-            f"watch add: --format is one of {', '.join(BODY_FORMATS)} and --digest one of "
-            f"{', '.join(DIGEST_PERIODS)}",
-            err=True,
-        )
-        raise typer.Exit(2)
     try:
         check_name(name)
         check_url(url)
@@ -355,7 +350,7 @@ def watch_retry(
 
 @watch_app.command("redeliver")
 def watch_redeliver(
-    batch_id: Annotated[str, typer.Argument(help="A delivered batch's id (`wb_…`).")],
+    batch_id: Annotated[str, typer.Argument(help="A delivered batch's id (its X-Aimi-Batch-Id).")],
     data_dir: DataDirOption = None,
 ) -> None:
     """Send a delivered batch again, byte for byte with its id (signed afresh), once; the
