@@ -104,6 +104,6 @@ def test_a_harness_told_to_stop_stops_everything_it_started(
     for pid in left:  # never leave them behind, even when the test fails
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+    assert left == {}, f"{script} left these running: {left}"
     assert harness.returncode == 128 + signum, out
     assert f"stopped by {signal.Signals(signum).name}" in out, out
-    assert left == {}, f"{script} left these running: {left}"
