@@ -56,6 +56,13 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _group(pid: int) -> int | None:
+    try:
+        return int((Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split())[2])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _command(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -83,6 +90,7 @@ def test_a_harness_told_to_stop_stops_everything_it_started(
         text=True,
     )
     started: set[int] = set()
+    groups: dict[int, int | None] = {}
     try:
         deadline = time.monotonic() + 600
         # up: nginx (started last, in front of the replicas) runs among its processes
@@ -93,6 +101,7 @@ def test_a_harness_told_to_stop_stops_everything_it_started(
             started = _descendants(harness.pid)
         time.sleep(2)  # mid-run: a request or a case under way
         started = _descendants(harness.pid)
+        groups = {pid: _group(pid) for pid in started}
         assert any("redis-server" in _command(pid) for pid in started)
         harness.send_signal(signum)
         out, _ = harness.communicate(timeout=120)
@@ -100,10 +109,13 @@ def test_a_harness_told_to_stop_stops_everything_it_started(
         if harness.poll() is None:
             harness.kill()
             harness.wait()
-    left = {pid: _command(pid) for pid in started if pid in _parents()}
-    for pid in left:  # never leave them behind, even when the test fails
+    alive = _parents()
+    left = {pid: _command(pid) for pid in started if pid in alive}
+    # never leave them behind, even when the test fails: their whole process groups (nginx's
+    # workers, uvicorn's), the harness's own group (this test's) excepted
+    for group in {groups[pid] for pid in left if groups.get(pid)} - {os.getpgrp()}:
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(group, signal.SIGKILL)
     assert left == {}, f"{script} left these running: {left}"
     assert harness.returncode == 128 + signum, out
     assert f"stopped by {signal.Signals(signum).name}" in out, out
