@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import ipaddress
 import json
+import os
 import re
 import secrets
 from collections.abc import Iterator
@@ -389,6 +390,7 @@ class WatchStore:
         target.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.outbox_file(batch_id).replace(target)
+            os.utime(target)  # kept from its delivery on, not from when it was staged
 
     def prune_sent(self, keep_days: float, now: float) -> int:
         """Remove sent bodies older than ``keep_days``; returns how many."""

@@ -393,7 +393,8 @@ def deliver(
         report.watchlists = list(reports.values())
         _run_passes(_Run(store, snapshot, policy), items, reports, sleep)
         store.prune_sent(policy.keep_days, time.time())
-        write_schedule(store)
+        if store.exists():  # a data dir without watchlists gets no watch folder
+            write_schedule(store)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 
