@@ -77,6 +77,7 @@ def test_each_new_snapshot_starts_one_delivery_run_that_reports_per_watchlist(
     assert metadata["batches"] == dg.IntMetadataValue(1)  # from the start: every signal
     assert metadata["signals"] == dg.IntMetadataValue(len(RECORDS + EXTRA_RECORDS))
     assert metadata["dead"] == dg.IntMetadataValue(0)
+    assert metadata["dead_letters"] == dg.TextMetadataValue("none")
     assert metadata["snapshot_id"] == dg.TextMetadataValue(second or "")
     assert isinstance(metadata["watchlists"], dg.TableMetadataValue)
     assert len(received) == 1
@@ -132,3 +133,35 @@ def test_the_retry_sensor_starts_a_run_when_a_scheduled_retry_comes_due(tmp_path
     [request] = due.run_requests or []
     assert request.run_key == "retry-2026-01-01T00:00:00+00:00"
     assert isinstance(tick(due.cursor), dg.SkipReason)  # started for that time already
+
+
+def test_a_dead_letter_is_named_in_the_run_s_metadata(tmp_path: Path) -> None:
+    """Issue 46: the operator sees a dead-lettered watchlist in the Dagster UI."""
+
+    class Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(401)  # final at once: dead-lettered in this run
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        data = DataDir(tmp_path / "data")
+        aimi = AimiResource(data_dir=str(data.root))
+        publish(data.root, build_tables(RECORDS))
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        WatchStore(data).add(Watchlist(name="gone", url=url, secret="s", created_at=now_text()))
+        result = dg.materialize([webhook_deliveries], resources={"aimi": aimi})
+    finally:
+        server.shutdown()
+        server.server_close()
+    [event] = result.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    assert metadata["dead"] == dg.IntMetadataValue(1)
+    assert metadata["dead_letters"] == dg.TextMetadataValue("gone")
