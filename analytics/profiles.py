@@ -101,9 +101,12 @@ def _distributions(mix: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, 
 
 
 def unrated_reasoning(signal_count: int) -> str:
+    """Why an item has no labels, in words a reader of the answer understands (it once cited a
+    section of the project's spec, which no API user has)."""
     noun = "signal" if signal_count == 1 else "signals"
     return (
-        f"Not rated: {signal_count} {noun}, and labels need at least {t.MIN_LABELLED} (spec §2.5)."
+        f"Not rated: {signal_count} {noun} so far, too few to judge; notability, direction, "
+        f"confidence and stability are given from {t.MIN_LABELLED} signals on."
     )
 
 

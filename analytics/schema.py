@@ -70,6 +70,17 @@ INGEST_LOG = _schema(
     }
 )
 
+# Every version of every source ever ingested (warehouse.versions): what tells an older version,
+# read again from a file, from a newer one, so it never replaces it.
+SOURCE_VERSIONS = _schema(
+    {
+        "source_id": pl.String,
+        "content_hash": pl.String,
+        "published_at": UTC_TIME,
+        "first_seen_at": UTC_TIME,
+    }
+)
+
 # One row per signal: a source, or one segment of a podcast episode.
 SIGNALS = _schema(
     {

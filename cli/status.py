@@ -45,6 +45,9 @@ def _watchlists(data: DataDir) -> list[dict[str, Any]] | dict[str, str]:
             "name": item.name,
             "state": item.state,
             "last_delivery": None if item.last_delivery is None else item.last_delivery.to_json(),
+            # a dead letter, or a batch waiting for its next attempt: what the operator acts on
+            "dead": None if item.dead is None else item.dead.to_json(),
+            "pending": None if item.pending is None else item.pending.to_json(),
         }
         for item in items
     ]
@@ -124,6 +127,19 @@ def render_status(report: dict[str, Any]) -> str:
     for item in watchlists if isinstance(watchlists, list) else []:
         last = delivery_line(item["last_delivery"])
         lines.append(f"watch       {item['name']} ({item['state']}): {last}")
+        dead = item.get("dead")
+        if dead:
+            lines.append(
+                f"            dead letter: batch {dead['batch_id']} ({dead['signals']} signals) "
+                f"after {dead['attempts']} attempts: {dead['error']}; "
+                f"`aimi watch retry {item['name']}` sends it again"
+            )
+        elif item.get("pending") and item["pending"].get("next_attempt_at"):
+            pending = item["pending"]
+            lines.append(
+                f"            waiting: {pending['attempts']} attempts, last error "
+                f"{pending['error']}; next attempt {pending['next_attempt_at']}"
+            )
     return "\n".join(lines)
 
 

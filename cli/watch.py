@@ -4,11 +4,15 @@ each publish (``publishing.watch`` stores them, ``publishing.webhooks`` delivers
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
+
+# publishing.watch's BODY_FORMATS and DIGEST_PERIODS, as the options' choices (typer refuses others)
+BodyFormatChoice = Literal["aimi", "slack"]
+DigestChoice = Literal["daily", "weekly"]
 
 watch_app = typer.Typer(
     help="Watchlists: new and changed signals matching an entity, theme or query, POSTed as "
@@ -46,11 +50,28 @@ def watch_add(
             help="Deliver every matching signal already published, not only later ones.",
         ),
     ] = False,
+    body_format: Annotated[
+        BodyFormatChoice,
+        typer.Option(
+            "--format",
+            help="The body: `aimi` (the batch as JSON) or `slack` (`text` + `blocks`, for a "
+            "Slack, Mattermost or Teams incoming webhook).",
+        ),
+    ] = "aimi",
+    digest: Annotated[
+        DigestChoice | None,
+        typer.Option(
+            "--digest",
+            help="`daily` or `weekly`: one batch per day or week (what changed since the last "
+            "one) instead of one per publish.",
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Add a watchlist. A signal matches when it names any `--entity`, carries any `--theme`
     and contains the `--query` (each part left out matches everything). From the next
-    publish on, its new and changed matching signals are POSTed as one signed JSON batch."""
+    publish on (or once a day or week with `--digest`), its new and changed matching signals
+    are POSTed as one signed batch."""
     from publishing.watch import (
         MIN_SECRET_CHARS,
         WatchError,
@@ -116,6 +137,9 @@ def watch_add(
         themes=tuple(labels),
         query=" ".join(query.split()) if query else None,
         after_seq=0 if from_start or snapshot is None else head_seq(snapshot),
+        body_format=body_format,
+        digest=digest,
+        digest_due_at=_digest_due(digest),
     )
     try:
         WatchStore(data).add(item)
@@ -132,6 +156,43 @@ def _now() -> str:
     from publishing.watch import now_text
 
     return now_text()
+
+
+def _digest_due(digest: str | None) -> str | None:
+    """A digest's first batch: one period after the watchlist is added."""
+    if digest is None:
+        return None
+    from datetime import UTC, datetime
+
+    from analytics.records import iso_utc
+    from publishing.watch import DIGEST_PERIODS
+
+    return iso_utc(datetime.now(UTC) + DIGEST_PERIODS[digest])
+
+
+def letter_lines(item: object) -> list[str]:
+    """A watchlist's dead letter or waiting batch, and its options, in lines (what
+    `aimi watch list` and `aimi status` print)."""
+    from publishing.watch import Watchlist
+
+    assert isinstance(item, Watchlist)
+    lines = []
+    if item.dead is not None:
+        lines.append(
+            f"dead letter: batch {item.dead.batch_id} ({item.dead.signals} signals) after "
+            f"{item.dead.attempts} attempts: {item.dead.error}; "
+            f"`aimi watch retry {item.name}` sends it again"
+        )
+    elif item.pending is not None and item.pending.next_attempt_at:
+        lines.append(
+            f"waiting: batch {item.pending.batch_id} ({item.pending.signals} signals), "
+            f"{item.pending.attempts} attempts, last error: {item.pending.error}; next attempt "
+            f"{item.pending.next_attempt_at} (`aimi watch retry {item.name}` sends it now)"
+        )
+    if item.body_format != "aimi" or item.digest:
+        digest = f", {item.digest} digest due {item.digest_due_at}" if item.digest else ""
+        lines.append(f"format {item.body_format}{digest}")
+    return lines
 
 
 def _matches(item: object) -> str:
@@ -170,12 +231,8 @@ def watch_list(
         echo(f"{item.name}\t{item.state}\t{_matches(item)}\t{item.url}")
         last = item.last_delivery
         echo(f"  {delivery_line(None if last is None else last.to_json())}")
-        if item.dead is not None:
-            echo(
-                f"  dead letter: batch {item.dead.batch_id} ({item.dead.signals} signals) after "
-                f"{item.dead.attempts} attempts: {item.dead.error}; "
-                f"`aimi watch retry {item.name}` sends it again"
-            )
+        for line in letter_lines(item):
+            echo(f"  {line}")
 
 
 @watch_app.command("remove")
@@ -235,33 +292,150 @@ def watch_deliver(
     except WatchError as exc:
         echo(f"watch deliver: {exc}", err=True)
         raise typer.Exit(1) from None
-    for item in report.watchlists:
-        tail = f": {item.error}" if item.error and item.state != "ok" else ""
-        echo(
-            f"{item.name}\t{item.state}\t{item.delivered} batches, {item.signals} signals, "
-            f"{item.attempts} attempts{tail}"
-        )
+    _print_report(report)
     if any(item.state != "ok" for item in report.watchlists):
         raise typer.Exit(1)
 
 
+def _print_report(report: object) -> None:
+    """A delivery run's report: one line per watchlist, then each failed attempt's error."""
+    from publishing.webhooks import DeliveryReport
+
+    assert isinstance(report, DeliveryReport)
+    for item in report.watchlists:
+        tail = f": {item.error}" if item.error and item.state != "ok" else ""
+        due = f"; next attempt {item.next_attempt_at}" if item.state == "pending" else ""
+        echo(
+            f"{item.name}\t{item.state}\t{item.delivered} batches, {item.signals} signals, "
+            f"{item.attempts} attempts{tail}{due}"
+        )
+        for error in item.errors:
+            echo(f"  {error}")
+
+
 @watch_app.command("retry")
 def watch_retry(
-    name: Annotated[str, typer.Argument(help="The watchlist's name.")],
+    name: Annotated[
+        list[str] | None, typer.Argument(help="Watchlists to retry (or --all).")
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every watchlist with a dead or waiting batch.")
+    ] = False,
     data_dir: DataDirOption = None,
 ) -> None:
-    """Send a dead-lettered batch again (same batch id and bytes), then what followed it."""
+    """Send a dead-lettered or waiting batch now (same batch id and bytes, a fresh count of
+    attempts and retry window), then what followed it; prints each attempt's error as
+    `watch deliver` does. Exit status 1 when a batch is left pending or dead."""
     from publishing.watch import WatchError
-    from publishing.webhooks import deliver, retry_dead
+    from publishing.watch_ops import retry, retry_all
+    from publishing.webhooks import deliver
 
     data = data_dir_of(data_dir)
+    if every == bool(name):
+        echo("watch retry: give watchlist names or --all, not both", err=True)
+        raise typer.Exit(2)
     try:
-        retry_dead(data, name)
-        report = deliver(data, names=[name])
+        names = retry_all(data) if every else [retry(data, n).name for n in name or []]
+        if not names:
+            echo("nothing to retry: no watchlist has a dead or waiting batch")
+            return
+        report = deliver(data, names=names)
     except WatchError as exc:
         echo(f"watch retry: {exc}", err=True)
         raise typer.Exit(1) from None
-    item = report.watchlists[0]
-    echo(f"{name}\t{item.state}\t{item.delivered} batches, {item.signals} signals")
-    if item.state != "ok":
+    _print_report(report)
+    if any(item.state != "ok" for item in report.watchlists):
         raise typer.Exit(1)
+
+
+@watch_app.command("redeliver")
+def watch_redeliver(
+    batch_id: Annotated[str, typer.Argument(help="A delivered batch's id (its X-Aimi-Batch-Id).")],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Send a delivered batch again, byte for byte with its id (signed afresh), once; the
+    watchlist's position and state do not change. Delivered bodies are kept
+    AIMI_WEBHOOK_KEEP_DAYS (30). Exit status 1 unless the receiver answers 2xx."""
+    from publishing.watch import WatchError
+    from publishing.watch_ops import redeliver
+
+    try:
+        done = redeliver(data_dir_of(data_dir), batch_id)
+    except WatchError as exc:
+        echo(f"watch redeliver: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if done.attempt.ok:
+        echo(f"{done.watchlist}\t{batch_id}\tHTTP {done.attempt.status}")
+        return
+    echo(f"watch redeliver: {done.watchlist} {batch_id}: {done.attempt.error}", err=True)
+    raise typer.Exit(1)
+
+
+@watch_app.command("rewind")
+def watch_rewind(
+    name: Annotated[str, typer.Argument(help="The watchlist's name.")],
+    since: Annotated[
+        str,
+        typer.Option(
+            "--since",
+            help="A date or date-time, UTC (2026-11-28, 2026-11-28T09:00:00Z), or a "
+            "change-feed cursor (a batch's `after_cursor`).",
+        ),
+    ],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Move a watchlist back in the change feed: the next delivery sends again every
+    matching signal that changed from there on (a batch in flight or dead is dropped: the
+    new position covers it)."""
+    from publishing.watch import WatchError
+    from publishing.watch_ops import rewind
+
+    try:
+        item = rewind(data_dir_of(data_dir), name, since)
+    except WatchError as exc:
+        echo(f"watch rewind: {exc}", err=True)
+        raise typer.Exit(2) from None
+    echo(f"{name}: rewound to change-feed position {item.after_seq}; `aimi watch deliver {name}`")
+
+
+@watch_app.command("rotate-secret")
+def watch_rotate_secret(
+    name: Annotated[str, typer.Argument(help="The watchlist's name.")],
+    secret: Annotated[
+        str | None,
+        typer.Option("--secret", help="The new secret (default: a new one, printed once)."),
+    ] = None,
+    overlap_hours: Annotated[
+        float,
+        typer.Option(
+            "--overlap-hours",
+            min=0,
+            help="How long the old secret still signs beside the new one (a second v1).",
+        ),
+    ] = 24.0,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Give a watchlist a new signing secret. For `--overlap-hours` every request carries
+    both signatures (`v1=<new>,v1=<old>`), so the receiver can switch secrets at any time in
+    that window without refusing a request."""
+    from publishing.watch import MIN_SECRET_CHARS, WatchError
+    from publishing.watch_ops import rotate_secret
+
+    if secret is not None and len(secret) < MIN_SECRET_CHARS:
+        echo(
+            f"watch rotate-secret: --secret must be at least {MIN_SECRET_CHARS} characters",
+            err=True,
+        )
+        raise typer.Exit(2)
+    try:
+        item, chosen = rotate_secret(
+            data_dir_of(data_dir), name, secret=secret, overlap_hours=overlap_hours
+        )
+    except WatchError as exc:
+        echo(f"watch rotate-secret: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if secret is None:
+        echo(chosen)
+        echo("the signing secret above is not shown again", err=True)
+    until = item.previous_secret_until or "now"
+    echo(f"{name}: the old secret signs beside the new one until {until}", err=True)

@@ -19,7 +19,12 @@ from pipelines.defs.decompose.assets import signals, units
 from pipelines.defs.decompose.checks import unit_rejection_rate_is_low
 from pipelines.defs.ingest.assets import ingest
 from pipelines.defs.ingest.checks import quarantine_rate_is_low
-from pipelines.defs.notify.assets import deliver_job, publish_sensor, webhook_deliveries
+from pipelines.defs.notify.assets import (
+    deliver_job,
+    publish_sensor,
+    retry_sensor,
+    webhook_deliveries,
+)
 from pipelines.defs.publish.assets import snapshot, static_site
 from pipelines.defs.publish.checks import (
     profiles_agree_with_cards,
@@ -80,6 +85,6 @@ defs = dg.Definitions(
     asset_checks=CHECKS,
     jobs=[refresh_job, deliver_job, fetch_job],
     schedules=[daily_refresh],
-    sensors=[inbox_sensor, publish_sensor, sources_sensor],
+    sensors=[inbox_sensor, publish_sensor, retry_sensor, sources_sensor],
     resources={"aimi": AimiResource(), "fetch": FetchResource()},
 )

@@ -12,24 +12,27 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import ipaddress
 import json
+import os
 import re
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from analytics.records import iso_utc
+from analytics.records import iso_utc, parse_timestamp
 from warehouse.files import atomic_write_bytes
 from warehouse.locks import file_lock
 from warehouse.paths import DataDir
 
 WATCH_FILE = "watchlists.json"
 OUTBOX_DIR = "outbox"
+SENT_DIR = "sent"  # bodies of delivered batches, kept for `aimi watch redeliver`
 LOG_FILE = "deliveries.jsonl"
 SECRET_PREFIX = "whsec_"
 # a secret given with --secret: an empty or short one signs nothing worth checking
@@ -38,6 +41,10 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _LOCAL_HOSTS = {"localhost"}
 
 Outcome = Literal["delivered", "failed", "dead"]
+BodyFormat = Literal["aimi", "slack"]
+BODY_FORMATS: tuple[str, ...] = ("aimi", "slack")
+# a digest watchlist gets one batch per period instead of one per publish
+DIGEST_PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
 
 
 class WatchError(RuntimeError):
@@ -58,6 +65,10 @@ class Batch:
     signals: int
     attempts: int = 0
     error: str | None = None
+    # when the first attempt failed (the retry window runs from it) and when the next is due:
+    # kept in the file, so retries resume on schedule after a restart
+    first_failed_at: str | None = None
+    next_attempt_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +78,8 @@ class Batch:
             "signals": self.signals,
             "attempts": self.attempts,
             "error": self.error,
+            "first_failed_at": self.first_failed_at,
+            "next_attempt_at": self.next_attempt_at,
         }
 
     @classmethod
@@ -78,6 +91,8 @@ class Batch:
             signals=int(raw["signals"]),
             attempts=int(raw.get("attempts", 0)),
             error=raw.get("error"),
+            first_failed_at=raw.get("first_failed_at"),
+            next_attempt_at=raw.get("next_attempt_at"),
         )
 
 
@@ -137,6 +152,25 @@ class Watchlist:
     dead: Batch | None = None
     last_delivery: Delivery | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # stays when the secret is rotated: what tells this watchlist from one removed and added
+    # again under its name (an old file has none: its secret stands in)
+    token: str = ""
+    # the secret before the last rotation, still signing (a second v1) until this instant
+    previous_secret: str | None = None
+    previous_secret_until: str | None = None
+    body_format: str = "aimi"
+    digest: str | None = None  # "daily", "weekly": one batch per period
+    digest_due_at: str | None = None
+
+    def signing_secrets(self, now: datetime | None = None) -> tuple[str, ...]:
+        """The secrets each request is signed with: the current one, and the previous one
+        during its overlap window, so a receiver may switch at any time in it."""
+        moment = now or datetime.now(UTC)
+        previous = self.previous_secret
+        until = self.previous_secret_until
+        if previous and until and parse_timestamp(until) > moment:
+            return (self.secret, previous)
+        return (self.secret,)
 
     @property
     def state(self) -> str:
@@ -147,7 +181,7 @@ class Watchlist:
     def public(self) -> dict[str, Any]:
         """What ``aimi watch list`` and ``aimi status`` show: everything but the secret."""
         body = self.to_json()
-        del body["secret"]
+        del body["secret"], body["previous_secret"], body["token"]
         body["state"] = self.state
         return body
 
@@ -165,6 +199,12 @@ class Watchlist:
             "pending": None if self.pending is None else self.pending.to_json(),
             "dead": None if self.dead is None else self.dead.to_json(),
             "last_delivery": None if self.last_delivery is None else self.last_delivery.to_json(),
+            "token": self.token,
+            "previous_secret": self.previous_secret,
+            "previous_secret_until": self.previous_secret_until,
+            "body_format": self.body_format,
+            "digest": self.digest,
+            "digest_due_at": self.digest_due_at,
         }
 
     @classmethod
@@ -186,14 +226,29 @@ class Watchlist:
                 pending=Batch.from_json(raw["pending"]) if raw.get("pending") else None,
                 dead=Batch.from_json(raw["dead"]) if raw.get("dead") else None,
                 last_delivery=Delivery(**last) if last else None,
+                token=str(raw.get("token") or _token_of(str(raw["secret"]))),
+                previous_secret=raw.get("previous_secret"),
+                previous_secret_until=raw.get("previous_secret_until"),
+                body_format=str(raw.get("body_format") or "aimi"),
+                digest=raw.get("digest"),
+                digest_due_at=raw.get("digest_due_at"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise WatchError(f"malformed watchlist entry: {exc!r}") from None
 
 
+def _token_of(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()[:24]
+
+
+def new_token() -> str:
+    return secrets.token_hex(12)
+
+
 def _identity(item: Watchlist) -> tuple[str, str]:
-    # `created_at` has a second's resolution; a secret `watch add` draws is new each time
-    return item.created_at, item.secret
+    # `created_at` has a second's resolution; the token `watch add` draws is new each time and
+    # stays when the secret is rotated
+    return item.created_at, item.token
 
 
 def now_text() -> str:
@@ -291,6 +346,8 @@ class WatchStore:
         atomic_write_bytes(self.path, text.encode())
 
     def add(self, item: Watchlist) -> Watchlist:
+        if not item.token:
+            item = replace(item, token=new_token())
         with self._exclusive() as found:
             if item.name in found:
                 raise WatchError(
@@ -323,6 +380,27 @@ class WatchStore:
 
     def outbox_file(self, batch_id: str) -> Path:
         return self.outbox / f"{batch_id}.json"
+
+    def sent_file(self, batch_id: str) -> Path:
+        return self.root / SENT_DIR / f"{batch_id}.json"
+
+    def mark_sent(self, batch_id: str) -> None:
+        """Move a delivered batch's body from the outbox to ``sent/`` (for a redelivery)."""
+        target = self.sent_file(batch_id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.outbox_file(batch_id).replace(target)
+            os.utime(target)  # kept from its delivery on, not from when it was staged
+
+    def prune_sent(self, keep_days: float, now: float) -> int:
+        """Remove sent bodies older than ``keep_days``; returns how many."""
+        removed = 0
+        for path in (self.root / SENT_DIR).glob("*.json"):
+            with contextlib.suppress(FileNotFoundError):
+                if now - path.stat().st_mtime > keep_days * 86_400:
+                    path.unlink()
+                    removed += 1
+        return removed
 
     def put_outbox(self, batch_id: str, body: bytes) -> None:
         self.outbox.mkdir(parents=True, exist_ok=True)

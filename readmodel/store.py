@@ -216,6 +216,15 @@ class LoadedSnapshot:
             allowed = np.intersect1d(allowed, other, assume_unique=True)
         return allowed
 
+    def latest_changed_rows(self, query: SignalQuery, limit: int) -> list[int]:
+        """The ``limit`` rows the set filters of ``query`` allow that changed last, the latest
+        change first: what the Atom feeds list, so an updated signal comes back to the top."""
+        allowed = self.candidates(query)
+        if allowed is None:
+            return [int(row) for row in self.rows_by_seq[::-1][:limit]]
+        order = np.argsort(-self.change_seqs[allowed], kind="stable")[:limit]
+        return [int(row) for row in allowed[order]]
+
     def _keyword_ok(self, query: SignalQuery, row: int) -> bool:
         return query.keyword is None or query.keyword.search(self.search_text[row]) is not None
 

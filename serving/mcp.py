@@ -11,6 +11,8 @@ apply (``serving.app``).
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -199,12 +201,60 @@ def project(value: Any, projection: Projection | int | None) -> Any:
     return value
 
 
+# Names agents bring from other APIs, and the argument each one means here (when the tool has
+# it): what a spelling match alone would not suggest ("query" is not close to "q").
+_MEANT = {
+    "query": ("q", "keyword"),
+    "text": ("q", "keyword"),
+    "search": ("q", "keyword"),
+    "q": ("keyword", "name"),
+    "page_size": ("limit",),
+    "per_page": ("limit",),
+    "size": ("limit",),
+    "count": ("limit",),
+    "id": ("signal_id", "entity_id", "story_id", "theme_id"),
+    "since": ("published_after", "cursor"),
+    "until": ("published_before",),
+}
+
+
+def unknown_argument_message(given: str, known: frozenset[str]) -> str:
+    """``unknown argument `query`; did you mean `q`?``, or the arguments the tool takes when
+    nothing is close."""
+    meant = [name for name in _MEANT.get(given, ()) if name in known]
+    meant = meant or difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.6)
+    if meant:
+        return f"unknown argument `{given}`; did you mean `{meant[0]}`?"
+    listed = ", ".join(f"`{name}`" for name in sorted(known)) or "none"
+    return f"unknown argument `{given}`; the arguments are {listed}"
+
+
+class _StrictServer(MCPServer):
+    """An ``MCPServer`` that refuses a call with an argument its tool does not take, naming the
+    one meant, instead of dropping it silently (a search sent ``query`` for ``q`` then failed
+    with "give q or similar_to", which sent the agent looking in the wrong place)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.arguments: dict[str, frozenset[str]] = {}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        known = self.arguments.get(name)
+        if known is not None:
+            for given in arguments:
+                if given not in known:
+                    raise ToolError(
+                        f"invalid_parameters (400): {unknown_argument_message(given, known)}"
+                    )
+        return await super().call_tool(name, arguments, context)
+
+
 @dataclass(frozen=True)
 class _Tools:
     """What every tool shares: the server it is registered on, the current snapshot and the
     query encoder."""
 
-    server: MCPServer
+    server: _StrictServer
     snapshot: Callable[[], LoadedSnapshot]
     embed: Embed
 
@@ -218,9 +268,15 @@ class _Tools:
         return parsed
 
     def tool(self, name: str, title: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        return self.server.tool(
+        register = self.server.tool(
             name=name, title=title, description=DESCRIPTIONS[name], annotations=READ_ONLY
         )
+
+        def registered(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.server.arguments[name] = frozenset(inspect.signature(fn).parameters)
+            return register(fn)
+
+        return registered
 
 
 def listed(name: str, full: bool, body: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +288,7 @@ def listed(name: str, full: bool, body: dict[str, Any]) -> dict[str, Any]:
 def create_mcp_server(snapshot: Callable[[], LoadedSnapshot], embed: Embed) -> MCPServer:
     """The MCP server over whatever snapshot ``snapshot()`` returns at each call (the store's
     current one; it raises the 503 ``ApiError`` while there is none) and the query encoder."""
-    server = MCPServer(
+    server = _StrictServer(
         name="aimi",
         title="aimi market intelligence",
         instructions=INSTRUCTIONS,

@@ -23,6 +23,7 @@ from warehouse.files import file_sha256
 from warehouse.paths import DataDir
 from warehouse.readers import discover, read_file
 from warehouse.tables import read_table, table_exists, write_table
+from warehouse.versions import known_versions, newest_per_source, record_versions, split_stale
 
 RAW_KEEP_CHARS = 2_000
 
@@ -43,6 +44,8 @@ class IngestReport:
     inserted: int = 0
     updated: int = 0
     unchanged: int = 0
+    # older versions of stored sources, read again and kept out (warehouse.versions)
+    stale: int = 0
     skipped_files: int = 0
     quarantined: list[QuarantinedRecord] = field(default_factory=list)
     seconds: float = 0.0
@@ -57,6 +60,7 @@ class IngestReport:
             f"{self.files} file(s), {self.records} record(s) in {self.seconds:.1f}s "
             f"({rate:,.0f} records/s): {self.inserted} new, {self.updated} updated, "
             f"{self.unchanged} unchanged, {len(self.quarantined)} quarantined"
+            + (f", {self.stale} older version(s) kept out" if self.stale else "")
             + (f", {self.skipped_files} unchanged file(s) skipped" if self.skipped_files else "")
         )
 
@@ -135,9 +139,18 @@ def unlogged_files(data_dir: DataDir, paths: Sequence[Path]) -> list[Path]:
     """The files under ``paths`` that an ingest would read and that the ingest log does not
     hold with their current bytes (the same test ``skip_unchanged_files`` makes)."""
     files, _ = discover([Path(p) for p in paths])
-    log = read_table(data_dir, "ingest_log", INGEST_LOG)
-    seen = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
-    return [path for path in files if (str(path.resolve()), _input_digest(path)) not in seen]
+    seen = set(read_table(data_dir, "ingest_log", INGEST_LOG)["sha256"].to_list())
+    return [path for path in files if _input_digest(path) not in seen]
+
+
+def _logged_path(data_dir: DataDir, path: Path) -> str:
+    """Where the file was, relative to the data dir when it is inside it (``inbox/a.jsonl``),
+    so the log reads the same after the data dir is copied or moved."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(data_dir.root.resolve()).as_posix()
+    except ValueError:
+        return str(resolved)
 
 
 def ingest_paths(
@@ -154,8 +167,10 @@ def ingest_paths(
     Every record is validated on its own: a bad one is quarantined (file, line, field, reason)
     and the rest of the batch goes on. Re-ingesting a source updates its row, never duplicates
     it. With ``skip_unchanged_files`` a file whose bytes were ingested before is not re-read
-    (the inbox sensor uses this). ``progress=None`` shows a bar only on a terminal.
-    ``reader`` gives a file's records (the fetcher's reads them while it fetches).
+    (the inbox sensor uses this): the test is the bytes' checksum alone, so a copied or moved
+    data dir, or a file renamed, is not read again. An older version of a source read again
+    never replaces a newer one (``warehouse.versions``). ``progress=None`` shows a bar only on a
+    terminal. ``reader`` gives a file's records (the fetcher's reads them while it fetches).
     """
     started = time.perf_counter()
     now = now or datetime.now(UTC)
@@ -165,11 +180,12 @@ def ingest_paths(
         report.quarantined.append(QuarantinedRecord(str(path), 0, None, reason, ""))
 
     log = read_table(data_dir, "ingest_log", INGEST_LOG)
-    seen_files = set(zip(log["path"].to_list(), log["sha256"].to_list(), strict=True))
+    # by checksum alone: the same bytes hold the same records wherever the file now lives
+    seen_files = set(log["sha256"].to_list())
     todo: list[tuple[Path, str]] = []
     for path in files:
         digest = _input_digest(path)
-        if skip_unchanged_files and (str(path.resolve()), digest) in seen_files:
+        if skip_unchanged_files and digest in seen_files:
             report.skipped_files += 1
             continue
         todo.append((path, digest))
@@ -191,7 +207,7 @@ def ingest_paths(
             count = _read_into(path, report, valid, bar.update, reader)
             log_rows.append(
                 {
-                    "path": str(path.resolve()),
+                    "path": _logged_path(data_dir, path),
                     "sha256": digest,
                     "records": count,
                     "quarantined": len(report.quarantined) - before,
@@ -201,11 +217,16 @@ def ingest_paths(
 
     if valid:
         existing = read_table(data_dir, "sources", SOURCES)
+        history = known_versions(data_dir, existing)
+        incoming = sources_frame(valid, now=now)
+        split = split_stale(incoming, existing, history)
+        report.stale = split.stale.height
         table, report.inserted, report.updated, report.unchanged = upsert_sources(
-            existing, sources_frame(valid, now=now)
+            existing, newest_per_source(split.fresh)
         )
         if report.inserted or report.updated:
             write_table(data_dir, "sources", table)
+        record_versions(data_dir, history, incoming, now=now)
     # written even when empty, so the catalog always has the table docs/warehouse.md lists
     if report.quarantined or not table_exists(data_dir, "quarantine"):
         _append_quarantine(data_dir, report.quarantined, now)

@@ -172,12 +172,19 @@ class Settings(BaseSettings):
     # the source kinds the LLM decomposes when a build chooses it (comma-separated, e.g.
     # "podcast,essay"); unset: every kind. The others keep the deterministic extractor.
     llm_kinds: Annotated[tuple[str, ...], NoDecode] = ()
-    # Webhook deliveries (docs/notifications.md): attempts per batch, the first backoff
-    # (doubled after each failure), the request timeout, the most signals in one batch
-    webhook_attempts: int = Field(default=5, ge=1)
+    # Webhook deliveries (docs/notifications.md): attempts per batch at most, the first backoff
+    # (doubled after each failure up to the longest), how long a batch is retried before it is
+    # dead-lettered, the request timeout, the most signals in one batch, how many endpoints are
+    # sent to at once, how long a run waits in-process for a retry, how long sent bodies stay
+    webhook_attempts: int = Field(default=30, ge=1)
     webhook_backoff_seconds: float = Field(default=2.0, ge=0)
+    webhook_max_backoff_seconds: float = Field(default=21600.0, ge=0)
+    webhook_retry_hours: float = Field(default=72.0, ge=0)
     webhook_timeout_seconds: float = Field(default=10.0, gt=0)
     webhook_max_batch: int = Field(default=500, ge=1)
+    webhook_concurrency: int = Field(default=8, ge=1)
+    webhook_wait_seconds: float = Field(default=30.0, ge=0)
+    webhook_keep_days: float = Field(default=30.0, ge=0)
     # The source fetcher (docs/sources.md): the least time between two requests to one host
     # (a longer robots.txt Crawl-delay wins), who we say we are, and what a fetch may cost
     fetch_delay_s: float = Field(default=1.0, ge=0)

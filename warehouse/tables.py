@@ -35,6 +35,7 @@ TABLE_NAMES = (
     "sources",
     "quarantine",
     "ingest_log",
+    "source_versions",
     "signals",
     "extractions",
     "llm_answers",

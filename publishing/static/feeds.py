@@ -1,6 +1,9 @@
 """Atom feeds (RFC 4287) in the static tree, published with every snapshot: one for the whole
 service, one per entity with a page, per theme and per trending mode. Each entry is a signal:
 its central statement, its verified units with their verbatim snippets, and the source link.
+A feed follows the change feed: its entries are the signals changed last (new, or updated since
+they were first published), the latest change first, so an update reaches a feed reader as it
+reaches a webhook.
 
 A feed's bytes depend only on its signals: entry ids are the signal ids (``urn:aimi:signal:…``),
 an entry's ``updated`` is when the signal last changed (the change feed's ``changed_at``) and a
@@ -14,14 +17,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from analytics.records import parse_timestamp
 
-FEED_ENTRIES = 20  # newest signals in each feed
+FEED_ENTRIES = 20  # the signals changed last, in each feed
 ATOM_TYPE = "application/atom+xml"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CENTRAL_ROLES = ("thesis", "synopsis")
+
+
+def feed_id_part(value: str) -> str:
+    """``value`` (a theme label, an entity or story id) inside a feed's ``urn:`` id. An Atom id
+    is an IRI (RFC 4287 §4.2.6), which holds no space: those and other characters outside
+    the IRI syntax are percent-encoded; a value without them is unchanged."""
+    return quote(value, safe="!$'()*+,;=:@/~")
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ def render_feed(
     changed_at: Mapping[str, datetime],
     signal_page: Mapping[str, str],
 ) -> bytes:
-    """The Atom document of ``feed`` over ``signals`` (signal details, newest first);
+    """The Atom document of ``feed`` over ``signals`` (signal details, latest change first);
     ``changed_at`` and ``signal_page`` give each signal's last change and its site page."""
     entries: list[str] = []
     newest = _EPOCH

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from analytics.significance import RAW_P_VALUE
 from analytics.themes import AXES, THEME_LABELS, Axis
 from analytics.trends import ALPHA, MIN_LABELLED, MODES, Clock
 from publishing.static import charts
-from publishing.static.feeds import ATOM_TYPE, FEED_ENTRIES, Feed, render_feed
+from publishing.static.feeds import ATOM_TYPE, FEED_ENTRIES, Feed, feed_id_part, render_feed
 from publishing.static.paths import (
     ALL_FEED,
     CSS_FILE,
@@ -50,9 +50,10 @@ from publishing.static.paths import (
 )
 from publishing.static.reuse import PageKeys, SiteWriter
 from readmodel import service
-from readmodel.store import LoadedSnapshot
+from readmodel.store import LoadedSnapshot, SignalQuery
 from warehouse.snapshot import OpenedSnapshot
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST_SIGNALS = 5  # signals shown on an entity or theme page, newest first
 OVERVIEW_ROWS = 10  # rows of each trending list on the overview
 # The overview's "top stories this week" (docs/site.md): stories with a signal in the 7 days up
@@ -256,6 +257,27 @@ class SiteData:
             service.list_signals(self.snapshot, entity=entity, theme=theme, limit=limit)
         )["signals"]
         return cards
+
+    def changed_signals(
+        self, *, entity_ids: frozenset[str] | None = None, theme: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The signals changed last (new or updated: the change feed's order, latest change
+        first) about any of ``entity_ids`` or carrying ``theme``, as full details: a feed's
+        entries, so an update sent by a webhook reaches a feed reader too."""
+        query = SignalQuery(entity_ids=entity_ids, theme=theme)
+        ids = self.snapshot.signal_ids
+        rows = self.snapshot.latest_changed_rows(query, FEED_ENTRIES)
+        return [self.detail(ids[row]) for row in rows]
+
+    def story_signals(self, story: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """A story's signals changed last, the latest change first (at most a feed's)."""
+        ids = [signal["signal_id"] for signal in story["signals"]]
+        changed = sorted(ids, key=lambda sid: self.changed_at.get(sid, _EPOCH), reverse=True)
+        return [self.detail(sid) for sid in changed[:FEED_ENTRIES]]
+
+    def family(self, entity_id: str) -> frozenset[str]:
+        """The entity and its family, as the ``entity`` filter matches them."""
+        return frozenset(self.snapshot.entity_index.family(entity_id))
 
     def detail(self, signal_id: str) -> dict[str, Any]:
         """The signal's detail as the API answers it (parsed once per build)."""
@@ -486,16 +508,11 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
             "The newest verified signals about the AI economy.",
             INDEX_PAGE,
         ),
-        [data.detail(c["signal_id"]) for c in data.latest_cards(limit=FEED_ENTRIES)],
+        data.changed_signals(),
     )
     for mode in MODES:
         listed = orjson.loads(service.trending_entities(snapshot, mode))["data"]
-        cards = {
-            card["signal_id"]: card
-            for item in listed
-            for card in data.latest_cards(entity=item["entity_id"], limit=FEED_ENTRIES)
-        }
-        newest = sorted(cards.values(), key=lambda c: (c["published_at"], c["signal_id"]))
+        family = frozenset(e for item in listed for e in data.family(item["entity_id"]))
         yield (
             Feed(
                 trending_feed_path(mode),
@@ -504,44 +521,44 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
                 f"The newest signals about the entities trending ({mode}).",
                 INDEX_PAGE,
             ),
-            [data.detail(c["signal_id"]) for c in reversed(newest[-FEED_ENTRIES:])],
+            data.changed_signals(entity_ids=family) if family else [],
         )
     for entity in data.reviewed:
         entity_id = entity["entity_id"]
         yield (
             Feed(
                 entity_feed_path(entity_id),
-                f"urn:aimi:feed:entity:{entity_id}",
+                f"urn:aimi:feed:entity:{feed_id_part(entity_id)}",
                 f"aimi: {entity['name']}",
                 f"The newest signals about {entity['name']}.",
                 entity_page(entity_id),
             ),
-            data.latest_signals(entity=entity_id, limit=FEED_ENTRIES),
+            data.changed_signals(entity_ids=data.family(entity_id)),
         )
     for axis in AXES:
         for label in THEME_LABELS[axis]:
             yield (
                 Feed(
                     theme_feed_path(axis, label),
-                    f"urn:aimi:feed:theme:{axis}:{label}",
+                    f"urn:aimi:feed:theme:{axis}:{feed_id_part(label)}",
                     f"aimi: {label}",
                     f"The newest signals carrying the theme {label}.",
                     theme_page(axis, label),
                 ),
-                data.latest_signals(theme=label, limit=FEED_ENTRIES),
+                data.changed_signals(theme=label),
             )
     for story in data.stories:
         story_id = story["story_id"]
         yield (
             Feed(
                 story_feed_path(story_id),
-                f"urn:aimi:feed:story:{story_id}",
+                f"urn:aimi:feed:story:{feed_id_part(story_id)}",
                 f"aimi story: {story['title']}",
                 f"The signals of one story ({story['independent_sources']} independent sources), "
                 "newest first.",
                 story_page(story_id),
             ),
-            [data.detail(s["signal_id"]) for s in story["signals"][:FEED_ENTRIES]],
+            data.story_signals(story),
         )
 
 

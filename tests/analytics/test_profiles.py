@@ -171,6 +171,12 @@ def test_below_eight_signals_labels_are_null(small: dict[str, pl.DataFrame]) -> 
         assert gamma[label] is None
     assert gamma["scale"] == "Small"
     assert gamma["notability_reasoning"] == unrated_reasoning(1)
+    # plain words, no reference to a document the reader does not have (issue 46)
+    assert gamma["notability_reasoning"] == (
+        "Not rated: 1 signal so far, too few to judge; notability, direction, confidence and "
+        "stability are given from 8 signals on."
+    )
+    assert "§" not in unrated_reasoning(5) and "spec" not in unrated_reasoning(5)
 
 
 def test_entity_without_signals_still_has_a_profile(small: dict[str, pl.DataFrame]) -> None:

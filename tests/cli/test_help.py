@@ -97,6 +97,14 @@ def test_enum_options_refuse_unknown_values_before_anything_runs(tmp_path: Path)
             "'robot' is not one of 'organization', 'person', 'model', 'hardware'",
         ),
         (["build", "--decomposer", "gpt", "--data-dir", str(tmp_path)], "'gpt' is not one of"),
+        (
+            ["watch", "add", "x", "--url", "http://127.0.0.1/", "--format", "teams"],
+            "'teams' is not one of 'aimi', 'slack'",
+        ),
+        (
+            ["watch", "add", "x", "--url", "http://127.0.0.1/", "--digest", "hourly"],
+            "'hourly' is not one of 'daily', 'weekly'",
+        ),
         (["serve", "--port", "70000", "--data-dir", str(tmp_path)], "less than or equal to 65535"),
     ]
     for args, message in cases:

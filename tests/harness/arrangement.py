@@ -74,6 +74,33 @@ class MissingTool(Failed):
     """nginx or redis-server is not installed."""
 
 
+class Stopped(BaseException):
+    """The script was told to stop (SIGTERM, SIGINT, SIGHUP: a CI time limit, Ctrl-C, a
+    closed terminal). Raised in the main thread, like ``KeyboardInterrupt``, so every context
+    the run entered unwinds and stops what it started: the servers run in sessions of their
+    own, so nothing else would stop them."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def stop_on_signals() -> None:
+    """Turn ``STOP_SIGNALS`` into ``Stopped``; the first one only: while the run unwinds, a
+    second signal is ignored, so that stopping what it started is never cut short."""
+
+    def stop(signum: int, _frame: object) -> None:
+        for other in STOP_SIGNALS:
+            signal.signal(other, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    for each in STOP_SIGNALS:
+        signal.signal(each, stop)
+
+
 def find_tool(name: str) -> str:
     """The path of ``name`` (nginx lives in /usr/sbin), or ``MissingTool`` naming the script
     that installs it."""
@@ -803,10 +830,17 @@ def run_folder(args: argparse.Namespace, prefix: str) -> Iterator[RunFolder]:
 def guarded(name: str, body: Callable[[], int]) -> int:
     """A script's run, its progress lines tagged ``name``, and its exit status: ``body``'s, or
     2 with the line ``name: skipped (…)`` when nginx or redis-server is missing, or 1 with
-    ``name: FAILED (…)`` (the first line of the ``Failed`` step; all of it on stderr)."""
+    ``name: FAILED (…)`` (the first line of the ``Failed`` step; all of it on stderr), or
+    128 + the signal's number with ``name: stopped by SIGTERM`` when told to stop, after
+    everything the run started was stopped."""
     TAG[0] = name
+    stop_on_signals()
     try:
         return body()
+    except Stopped as exc:
+        sys.stdout.write(f"{name}: stopped by {exc}; everything it started was stopped\n")
+        sys.stdout.flush()
+        return 128 + exc.signum
     except MissingTool as exc:
         sys.stdout.write(f"{name}: skipped ({exc})\n")
         return 2

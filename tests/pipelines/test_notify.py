@@ -77,6 +77,7 @@ def test_each_new_snapshot_starts_one_delivery_run_that_reports_per_watchlist(
     assert metadata["batches"] == dg.IntMetadataValue(1)  # from the start: every signal
     assert metadata["signals"] == dg.IntMetadataValue(len(RECORDS + EXTRA_RECORDS))
     assert metadata["dead"] == dg.IntMetadataValue(0)
+    assert metadata["dead_letters"] == dg.TextMetadataValue("none")
     assert metadata["snapshot_id"] == dg.TextMetadataValue(second or "")
     assert isinstance(metadata["watchlists"], dg.TableMetadataValue)
     assert len(received) == 1
@@ -105,3 +106,62 @@ def test_deliveries_never_wait_for_a_build(
         assert result.success and len(received) == 1
         assert build.released_at == 0.0  # done while the build still held the lock
         assert time.monotonic() - started < 60
+
+
+def test_the_retry_sensor_starts_a_run_when_a_scheduled_retry_comes_due(tmp_path: Path) -> None:
+    """Issue 46: retries resume on schedule, also after a restart, with no publish to start
+    them: the sensor reads the next due time a delivery run left."""
+    from pipelines.defs.notify.assets import retry_sensor
+
+    data = DataDir(tmp_path / "data")
+    aimi = AimiResource(data_dir=str(data.root))
+
+    def tick(cursor: str | None) -> dg.SensorResult | dg.SkipReason:
+        with dg.build_sensor_context(cursor=cursor, resources={"aimi": aimi}) as context:
+            result = retry_sensor(context)
+        assert isinstance(result, dg.SensorResult | dg.SkipReason)
+        return result
+
+    assert isinstance(tick(None), dg.SkipReason)  # no schedule yet
+    schedule = data.watch_dir / "schedule.json"
+    schedule.parent.mkdir(parents=True)
+    schedule.write_text('{"next_due_at": "2999-01-01T00:00:00Z", "dead": []}')
+    assert isinstance(tick(None), dg.SkipReason)  # not due
+    schedule.write_text('{"next_due_at": "2026-01-01T00:00:00Z", "dead": []}')
+    due = tick(None)
+    assert isinstance(due, dg.SensorResult)
+    [request] = due.run_requests or []
+    assert request.run_key == "retry-2026-01-01T00:00:00+00:00"
+    assert isinstance(tick(due.cursor), dg.SkipReason)  # started for that time already
+
+
+def test_a_dead_letter_is_named_in_the_run_s_metadata(tmp_path: Path) -> None:
+    """Issue 46: the operator sees a dead-lettered watchlist in the Dagster UI."""
+
+    class Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(401)  # final at once: dead-lettered in this run
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        data = DataDir(tmp_path / "data")
+        aimi = AimiResource(data_dir=str(data.root))
+        publish(data.root, build_tables(RECORDS))
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        WatchStore(data).add(Watchlist(name="gone", url=url, secret="s", created_at=now_text()))
+        result = dg.materialize([webhook_deliveries], resources={"aimi": aimi})
+    finally:
+        server.shutdown()
+        server.server_close()
+    [event] = result.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    assert metadata["dead"] == dg.IntMetadataValue(1)
+    assert metadata["dead_letters"] == dg.TextMetadataValue("gone")

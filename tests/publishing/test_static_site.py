@@ -340,13 +340,16 @@ def test_every_feed_is_valid_atom_of_served_signals_with_their_evidence(
         for entry in parsed.entries:
             signal_id = entry.id.removeprefix("urn:aimi:signal:")
             assert signal_id in served, entry.id
-    # a story's feed: its signals, newest first, under an id that follows the story
+    # a story's feed: its signals, the latest change first (issue 46), under an id that
+    # follows the story
     story = client.get(f"/v1/stories/{stories[0]}").json()
     told = feedparser.parse((site / "feeds" / "stories" / f"{story['story_id']}.atom").read_bytes())
     assert told.feed.id == f"urn:aimi:feed:story:{story['story_id']}"
-    assert [e.id.removeprefix("urn:aimi:signal:") for e in told.entries] == [
-        s["signal_id"] for s in story["signals"][:20]
-    ]
+    listed = [e.id.removeprefix("urn:aimi:signal:") for e in told.entries]
+    assert len(listed) == min(20, len(story["signals"]))
+    assert set(listed) <= {s["signal_id"] for s in story["signals"]}
+    updated = [e.updated for e in told.entries]
+    assert updated == sorted(updated, reverse=True)
     everything = feedparser.parse((site / "feeds" / "all.atom").read_bytes())
     assert len(everything.entries) == 20
     first = everything.entries[0]

@@ -11,7 +11,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.app import app
-from publishing.watch import WatchStore
+from publishing.watch import WatchStore, now_text
 from publishing.webhooks import (
+    ATTEMPT_HEADER,
     BATCH_HEADER,
+    EVENT_HEADER,
     SIGNATURE_HEADER,
     Policy,
     deliver,
@@ -201,7 +204,7 @@ def test_failures_are_retried_with_backoff_until_a_2xx(
     waits: list[float] = []
     report = deliver(data, policy=FAST, sleep=waits.append)
     assert [(w.delivered, w.attempts, w.failed_attempts) for w in report.watchlists] == [(1, 3, 2)]
-    assert waits == [0.01, 0.02]  # doubled after each failure
+    assert waits == pytest.approx([0.01, 0.02], abs=0.005)  # doubled after each failure
     bodies = {item.body for item in receiver.received}
     assert len(receiver.received) == 3 and len(bodies) == 1  # the same bytes each time
     log = [json.loads(line) for line in WatchStore(data).log_path.read_text().splitlines()]
@@ -434,3 +437,247 @@ def test_an_answer_that_is_not_http_is_a_failed_attempt_retried() -> None:
     server.close()
     bad = post("http://127.0.0.1:abc/hook", b"{}", secret=SECRET, batch_id="b2", timeout=5)
     assert bad.status is None and not bad.retry and "invalid URL" in (bad.error or "")
+
+
+# --- issue 46: isolated, self-healing deliveries ------------------------------------------------
+
+
+@contextmanager
+def _another_receiver() -> Iterator[Receiver]:
+    """A second receiver beside the fixture's, answering 200 at once and noting when."""
+    state = Receiver()
+    arrivals: list[float] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            arrivals.append(time.monotonic())
+            state.received.append(Received(dict(self.headers.items()), body))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    state.arrivals = arrivals  # type: ignore[attr-defined]
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_dead_endpoints_cost_a_live_watchlist_nothing(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    """Issue 46: deliveries ran one after another, so a live watchlist's batch waited behind
+    every dead endpoint's attempts and backoff. Five watchlists on a hanging endpoint (sorted
+    before the live one) and one live: the live batch arrives at once."""
+    data = DataDir(fresh_root)
+    receiver.delay = 5.0  # longer than the timeout: every attempt there times out
+    with _another_receiver() as live:
+        for n in range(5):
+            add_watch(fresh_root, f"{receiver.url}/{n}", name=f"a-dead-{n}")
+        add_watch(fresh_root, live.url, name="z-live")
+        publish(fresh_root, corpus.extended)
+        hanging = Policy(attempts=2, backoff_seconds=0.5, timeout_seconds=1.0, concurrency=8)
+        started = time.monotonic()
+        report = deliver(data, policy=hanging)
+        took = time.monotonic() - started
+        arrived = live.arrivals[0] - started  # type: ignore[attr-defined]
+    states = {w.name: w.state for w in report.watchlists}
+    assert states == {**{f"a-dead-{n}": "dead" for n in range(5)}, "z-live": "ok"}
+    assert arrived < 1.0, arrived  # not behind 5 × (2 timeouts + a backoff)
+    # the five dead endpoints were tried at once, not one after another (at least 5 × 2.5 s)
+    assert took < 9.0, took
+
+
+def test_retries_follow_a_schedule_of_days_that_survives_a_restart(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    """Issue 46: the retry window was 30 s, then the batch was dead until a person retried.
+    Now a run waits only for retries due soon; a later one is kept with the batch, due at its
+    time, and resumed by whichever run finds it due (after a restart too), until the window of
+    days has passed since the first failure: then the batch is dead-lettered, and the operator
+    sees it in `watch list`, `aimi status` and the schedule the Dagster sensor reads."""
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url)
+    publish(fresh_root, corpus.extended)
+    receiver.statuses = [503] * 10
+    policy = Policy(attempts=30, backoff_seconds=2.0, wait_seconds=10.0, retry_hours=72.0)
+    waits: list[float] = []
+    report = deliver(data, policy=policy, sleep=waits.append)
+    [item] = report.watchlists
+    # 2, 4 and 8 s waited in the run; the fifth attempt, 16 s on, is left scheduled
+    assert (item.state, item.attempts) == ("pending", 4)
+    assert waits == pytest.approx([2.0, 4.0, 8.0], abs=0.1)
+    assert item.errors == [f"attempt {n}: HTTP 503 Service Unavailable" for n in (1, 2, 3, 4)]
+    stored = WatchStore(data).get("news")
+    assert stored.pending is not None and stored.pending.next_attempt_at is not None
+    assert "waiting: batch" in cli("watch", "list", "--data-dir", str(fresh_root)).output
+    # a run right away (another process, a restart): not due yet, nothing sent
+    assert deliver(data, policy=policy).watchlists[0].attempts == 0
+    assert len(receiver.received) == 4
+    schedule = json.loads((data.watch_dir / "schedule.json").read_text())
+    assert schedule == {"next_due_at": stored.pending.next_attempt_at, "dead": []}
+    # the time comes: a new run resumes with attempt 4, headers numbering the attempts
+    due = replace(stored.pending, next_attempt_at="2026-01-01T00:00:00Z")
+    WatchStore(data).update("news", pending=due)
+    deliver(data, policy=policy, sleep=lambda _: None)
+    assert [r.headers[ATTEMPT_HEADER] for r in receiver.received[:5]] == ["1", "2", "3", "4", "5"]
+    assert {r.headers[EVENT_HEADER] for r in receiver.received} == {"signals.changed"}
+    # three days after the first failure: the next failure dead-letters it
+    late = WatchStore(data).get("news").pending
+    assert late is not None
+    WatchStore(data).update(
+        "news",
+        pending=replace(
+            late, first_failed_at="2026-01-01T00:00:00Z", next_attempt_at="2026-01-04T00:00:00Z"
+        ),
+    )
+    assert deliver(data, policy=policy).watchlists[0].state == "dead"
+    status = cli("status", "--data-dir", str(fresh_root)).output
+    assert "dead letter: batch" in status and "`aimi watch retry news`" in status
+    schedule = json.loads((data.watch_dir / "schedule.json").read_text())
+    assert schedule == {"next_due_at": None, "dead": ["news"]}
+
+
+def test_the_default_schedule_spans_three_days_with_capped_backoff() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from publishing.watch import Batch
+
+    policy = Policy()
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    now, attempts = start, 0
+    while True:
+        attempts += 1
+        batch = Batch("b", 0, 1, 1, attempts=attempts, first_failed_at="2026-01-01T00:00:00Z")
+        if policy.gives_up(batch, now):
+            break
+        now += timedelta(seconds=policy.backoff(attempts))
+    span = now - start
+    assert timedelta(hours=60) < span <= timedelta(hours=72), span
+    assert policy.backoff(1) == 2.0 and policy.backoff(40) == 6 * 3600
+    assert 15 < attempts < policy.attempts
+
+
+def test_a_rotated_secret_signs_beside_the_old_one_for_the_overlap(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url)
+    rotated = cli("watch", "rotate-secret", "news", "--data-dir", str(fresh_root))
+    assert rotated.exit_code == 0, rotated.output
+    new = rotated.stdout.strip().splitlines()[0]
+    assert new.startswith("whsec_") and new != SECRET
+    publish(fresh_root, corpus.extended)
+    assert deliver(data, policy=FAST).watchlists[0].state == "ok"  # not taken as removed
+    [request] = receiver.received
+    header = request.headers[SIGNATURE_HEADER]
+    assert header.count("v1=") == 2
+    assert verify_signature(new, header, request.body)
+    assert verify_signature(SECRET, header, request.body)  # a receiver not switched yet
+    # the overlap over: the old secret signs no more
+    WatchStore(data).update("news", previous_secret_until="2026-01-01T00:00:00Z")
+    cli("watch", "test", "news", "--data-dir", str(fresh_root))
+    ping_header = receiver.received[-1].headers[SIGNATURE_HEADER]
+    assert ping_header.count("v1=") == 1
+    assert receiver.received[-1].headers[EVENT_HEADER] == "ping"
+    assert not verify_signature(SECRET, ping_header, receiver.received[-1].body)
+
+
+def test_retry_all_sends_every_dead_letter_and_prints_the_attempts(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url, name="one")
+    add_watch(fresh_root, receiver.url, name="two")
+    publish(fresh_root, corpus.extended)
+    receiver.statuses = [401, 401]  # final at once: both dead
+    report = deliver(data, policy=FAST)
+    assert [w.state for w in report.watchlists] == ["dead", "dead"]
+    receiver.statuses = [500]
+    env = {"AIMI_WEBHOOK_BACKOFF_SECONDS": "0", "COLUMNS": "400"}
+    retried = CliRunner().invoke(
+        app, ["watch", "retry", "--all", "--data-dir", str(fresh_root)], env=env
+    )
+    assert retried.exit_code == 0, retried.output
+    assert "one\tok\t1 batches" in retried.output and "two\tok\t1 batches" in retried.output
+    assert "attempt 1: HTTP 500" in retried.output  # each failed attempt's error
+    nothing = cli("watch", "retry", "--all", "--data-dir", str(fresh_root))
+    assert nothing.exit_code == 0 and "nothing to retry" in nothing.output
+
+
+def test_a_delivered_batch_is_redelivered_and_a_watchlist_rewound(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url)
+    start = WatchStore(data).get("news").after_seq
+    publish(fresh_root, corpus.extended)
+    deliver(data, policy=FAST)
+    [first] = receiver.received
+    batch_id = first.json["batch_id"]
+    again = cli("watch", "redeliver", batch_id, "--data-dir", str(fresh_root))
+    assert again.exit_code == 0, again.output
+    assert receiver.received[-1].body == first.body  # the same bytes and id
+    assert receiver.received[-1].headers[BATCH_HEADER] == batch_id
+    assert WatchStore(data).get("news").after_seq > start  # position untouched
+    unknown = cli("watch", "redeliver", "wb_nope", "--data-dir", str(fresh_root))
+    assert unknown.exit_code == 1 and "not among the delivered batches" in unknown.output
+    # rewound to the batch's own start: the next run sends the same signals again
+    cursor = first.json["after_cursor"]
+    rewound = cli("watch", "rewind", "news", "--since", cursor, "--data-dir", str(fresh_root))
+    assert rewound.exit_code == 0, rewound.output
+    deliver(data, policy=FAST)
+    assert receiver.received[-1].json["signals"] == first.json["signals"]
+    # by date: from before everything, every signal
+    cli("watch", "rewind", "news", "--since", "2000-01-01", "--data-dir", str(fresh_root))
+    assert WatchStore(data).get("news").after_seq == 0
+    ahead = cli("watch", "rewind", "news", "--since", "2999-01-01", "--data-dir", str(fresh_root))
+    assert ahead.exit_code == 2 and "only goes back" in ahead.output
+    bad = cli("watch", "rewind", "news", "--since", "soon", "--data-dir", str(fresh_root))
+    assert bad.exit_code == 2 and "neither a date" in bad.output
+
+
+def test_a_slack_watchlist_gets_text_and_blocks(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url, "--format", "slack")
+    publish(fresh_root, corpus.extended)
+    deliver(data, policy=FAST)
+    [request] = receiver.received
+    body = request.json
+    assert set(body) == {"text", "blocks"}
+    assert body["text"].startswith("aimi · news: ")
+    assert body["blocks"][0]["type"] == "header" and len(body["blocks"]) <= 50
+    sections = [b for b in body["blocks"] if b["type"] == "section"]
+    cards = changed_cards(fresh_root, 0)[-len(sections) :]
+    assert sections and all(len(b["text"]["text"]) <= 3000 for b in sections)
+    assert any(card["title"] in sections[0]["text"]["text"] for card in cards)
+    assert verify_signature(SECRET, request.headers[SIGNATURE_HEADER], request.body)
+    refused = cli("watch", "add", "x", "--url", receiver.url, "--format", "teams")
+    assert refused.exit_code == 2
+
+
+def test_a_digest_watchlist_gets_one_batch_per_period(
+    fresh_root: Path, corpus: Corpus, receiver: Receiver
+) -> None:
+    data = DataDir(fresh_root)
+    add_watch(fresh_root, receiver.url, "--digest", "daily")
+    publish(fresh_root, corpus.extended)
+    assert deliver(data, policy=FAST).watchlists[0].attempts == 0  # due a day after it was added
+    WatchStore(data).update("news", digest_due_at="2026-01-01T00:00:00Z")
+    deliver(data, policy=FAST)
+    [request] = receiver.received
+    assert request.json["digest"] == "daily" and request.json["signals"]
+    due = WatchStore(data).get("news").digest_due_at
+    assert due is not None and due > now_text()  # the next one a day on
+    assert "daily digest due" in cli("watch", "list", "--data-dir", str(fresh_root)).output

@@ -237,3 +237,14 @@ def test_redis_outage_and_tampered_snapshots_under_load(tmp_path: Path, corpus: 
     assert "0 answers, lines found: none" in secrets
     assert total.startswith("fault-test: ok | 3 cases"), total
     assert not list((tmp_path / "work").glob("run-*")), "a passing run leaves no folder behind"
+
+
+def test_the_named_groups_cover_every_case_once() -> None:
+    """Issue 46: the matrix is split into groups that each fit 10 minutes on 2 cores;
+    `--cases serving` runs a group's cases in order, names and groups mix."""
+    from scripts.fault_test import CASES, GROUPS, _named_cases
+
+    grouped = [case for cases in GROUPS.values() for case in cases]
+    assert sorted(grouped) == sorted(CASES) and len(set(grouped)) == len(grouped)
+    assert _named_cases("serving") == list(GROUPS["serving"])
+    assert _named_cases("build, redis") == ["build-kill", "redis"]

@@ -435,6 +435,33 @@ def test_no_snapshot_is_the_unavailable_error(tmp_path: Path, embedder: QueryEmb
     with_client(empty, embedder, body)
 
 
+def test_an_unknown_argument_is_refused_naming_the_one_meant(
+    tmp_path: Path, embedder: QueryEmbedder
+) -> None:
+    """Issue 46: `search` given `query` dropped it and failed asking for `q` or `similar_to`;
+    every tool now refuses an argument it does not take, before anything runs."""
+    empty = SnapshotStore(DataDir(tmp_path), poll_seconds=3600)
+    cases = [
+        ("search", {"query": "chips"}, "unknown argument `query`; did you mean `q`?"),
+        ("list_signals", {"query": "chips"}, "unknown argument `query`; did you mean `keyword`?"),
+        ("list_signals", {"limt": 5}, "unknown argument `limt`; did you mean `limit`?"),
+        ("get_signal", {"signal_id": "sig_x", "verbose": True}, "the arguments are `signal_id`"),
+    ]
+
+    async def body(client: Client) -> None:
+        for tool, arguments, message in cases:
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments)
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert text.startswith("invalid_parameters (400): unknown argument"), text
+            assert message in text, text
+        # a known argument goes on to the tool (here: no snapshot yet)
+        known = await client.call_tool("search", {"q": "chips"})
+        assert "unavailable (503)" in known.content[0].text  # type: ignore[union-attr]
+
+    with_client(empty, embedder, body)
+
+
 @asynccontextmanager
 async def _http_app(data: DataDir) -> AsyncIterator[Any]:
     app = create_app(make_settings(data.root))

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,74 @@ def test_a_clean_ingest_still_has_an_empty_quarantine(data: DataDir, tmp_path: P
     ingest_paths(data, [write_jsonl(tmp_path / "a.jsonl", [json.dumps(rec(1))])], progress=False)
     with open_catalog(data) as con:
         assert con.execute("SELECT count(*) FROM quarantine").fetchone() == (0,)
+
+
+def _story(path: Path, text: str, **overrides: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_jsonl(path, [json.dumps(rec(7, text=text, **overrides))])
+
+
+def _served_text(data: DataDir) -> list[str]:
+    return read_table(data, "sources", SOURCES)["text"].to_list()
+
+
+def test_a_copied_data_dir_reads_nothing_again_and_keeps_the_newer_update(
+    tmp_path: Path,
+) -> None:
+    """Issue 46: after `cp -a` the inbox was read again (the log held absolute paths) and the
+    old inbox text replaced a newer `aimi ingest` update of the same URL."""
+    data = DataDir(tmp_path / "data")
+    _story(data.inbox / "batch.jsonl", "Acme raised $7 million on Monday.")
+    ingest_paths(data, [data.inbox], skip_unchanged_files=True, progress=False)
+    update = _story(tmp_path / "update.jsonl", "Acme raised $9 million on Monday, it corrected.")
+    assert ingest_paths(data, [update], progress=False).updated == 1
+    copied = DataDir(tmp_path / "copy")
+    shutil.copytree(data.root, copied.root)  # as `cp -a`
+    report = ingest_paths(copied, [copied.inbox], skip_unchanged_files=True, progress=False)
+    assert (report.files, report.skipped_files, report.updated) == (0, 1, 0)
+    assert _served_text(copied) == ["Acme raised $9 million on Monday, it corrected."]
+
+
+def test_an_older_version_read_again_never_replaces_a_newer_one(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    old = _story(tmp_path / "old.jsonl", "Acme raised $7 million on Monday.")
+    ingest_paths(data, [old], progress=False)
+    ingest_paths(data, [_story(tmp_path / "new.jsonl", "Acme raised $9 million.")], progress=False)
+    # the old file read again by hand, and the old record inside a new, edited inbox file
+    again = ingest_paths(data, [old], progress=False)
+    edited = write_jsonl(
+        tmp_path / "edited.jsonl",
+        [json.dumps(rec(7, text="Acme raised $7 million on Monday.")), json.dumps(rec(8))],
+    )
+    mixed = ingest_paths(data, [edited], progress=False)
+    assert (again.updated, again.stale) == (0, 1)
+    assert (mixed.inserted, mixed.updated, mixed.stale) == (1, 0, 1)
+    assert "1 older version(s) kept out" in mixed.summary()
+    assert sorted(_served_text(data)) == [
+        "Acme raised $8 million on Monday. The round was led by Beta Capital.",
+        "Acme raised $9 million.",
+    ]
+
+
+def test_a_new_version_dated_before_the_stored_one_is_kept_out(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    newer = _story(tmp_path / "a.jsonl", "Second text.", published_at="2026-05-09T08:00:00Z")
+    ingest_paths(data, [newer], progress=False)
+    older = _story(tmp_path / "b.jsonl", "First text.", published_at="2026-05-02T08:00:00Z")
+    assert ingest_paths(data, [older], progress=False).stale == 1
+    later = _story(tmp_path / "c.jsonl", "Third text.", published_at="2026-05-09T08:00:00Z")
+    assert ingest_paths(data, [later], progress=False).updated == 1
+    assert _served_text(data) == ["Third text."]
+
+
+def test_in_one_batch_the_later_dated_version_wins_whatever_the_order(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    batch = write_jsonl(
+        tmp_path / "batch.jsonl",
+        [
+            json.dumps(rec(7, text="Later.", published_at="2026-05-09T08:00:00Z")),
+            json.dumps(rec(7, text="Earlier.", published_at="2026-05-02T08:00:00Z")),
+        ],
+    )
+    assert ingest_paths(data, [batch], progress=False).inserted == 1
+    assert _served_text(data) == ["Later."]
