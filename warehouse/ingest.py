@@ -153,6 +153,27 @@ def _logged_path(data_dir: DataDir, path: Path) -> str:
         return str(resolved)
 
 
+def _merge_sources(
+    data_dir: DataDir,
+    valid: list[tuple[SourceRecord, str]],
+    report: IngestReport,
+    now: datetime,
+) -> None:
+    """Merge the valid records into ``sources`` by canonical URL, an older version never over
+    a newer one, and remember the versions seen; counts go into ``report``."""
+    existing = read_table(data_dir, "sources", SOURCES)
+    history = known_versions(data_dir, existing)
+    incoming = sources_frame(valid, now=now)
+    split = split_stale(incoming, existing, history)
+    report.stale = split.stale.height
+    table, report.inserted, report.updated, report.unchanged = upsert_sources(
+        existing, newest_per_source(split.fresh)
+    )
+    if report.inserted or report.updated:
+        write_table(data_dir, "sources", table)
+    record_versions(data_dir, history, incoming, now=now)
+
+
 def ingest_paths(
     data_dir: DataDir,
     paths: Sequence[Path],
@@ -216,17 +237,7 @@ def ingest_paths(
             )
 
     if valid:
-        existing = read_table(data_dir, "sources", SOURCES)
-        history = known_versions(data_dir, existing)
-        incoming = sources_frame(valid, now=now)
-        split = split_stale(incoming, existing, history)
-        report.stale = split.stale.height
-        table, report.inserted, report.updated, report.unchanged = upsert_sources(
-            existing, newest_per_source(split.fresh)
-        )
-        if report.inserted or report.updated:
-            write_table(data_dir, "sources", table)
-        record_versions(data_dir, history, incoming, now=now)
+        _merge_sources(data_dir, valid, report, now)
     # written even when empty, so the catalog always has the table docs/warehouse.md lists
     if report.quarantined or not table_exists(data_dir, "quarantine"):
         _append_quarantine(data_dir, report.quarantined, now)
