@@ -241,14 +241,35 @@ class SearchIndex:
     """A snapshot's search rows, vectors (memory-mapped) and lexical index."""
 
     def __init__(self, opened: OpenedSnapshot, as_of: datetime) -> None:
+        """Read ``opened``'s search rows and open its index files, in steps: the rows' order
+        by unit id, their grouping by signal, the masks and orders the filters read, the
+        near-duplicate groups, the rows by theme and entity, then the vectors and the lexical,
+        title and source indexes."""
         frame = _search_frame(opened)
         self.size = frame.height
         params: dict[str, Any] = opened.manifest.metadata.get("search", {})
-        # each row's unit id; the ids in code-point order and the row of each (None: row i
-        # holds the i-th id, as a publish stores them); and each row's position in id order,
-        # the tie-break (sorting a million ids took about a second at open, mapping them to
-        # rows in a dict half a second)
-        self.unit_ids: pl.Series = frame["unit_id"]
+        self._order_by_id(frame["unit_id"], params)
+        self._group_by_signal(frame["signal_id"])
+        self._index_filters(frame)
+        self._group_copies(frame)
+        self.theme_rows = rows_by_member(frame["themes"])
+        self.entity_rows = rows_by_member(frame["entity_ids"])
+        # kept as columns, read per hit: a million Python bytes objects took seconds at open
+        self.unit_json: pl.Series = frame["unit_json"]
+        self.citation_json: pl.Series = frame["citation_json"]
+        self.as_of_us = int(as_of.timestamp() * 1_000_000)
+        self._open_files(opened, params)
+        none = np.zeros(self.size, dtype=bool)
+        self.central = np.logical_or.reduce(
+            [self.role_masks.get(role, none) for role in CENTRAL_ROLES]
+        )
+
+    def _order_by_id(self, unit_ids: pl.Series, params: dict[str, Any]) -> None:
+        """Each row's unit id; the ids in code-point order and the row of each (None: row i
+        holds the i-th id, as a publish stores them); and each row's position in id order, the
+        tie-break (sorting a million ids took about a second at open, mapping them to rows in a
+        dict half a second)."""
+        self.unit_ids: pl.Series = unit_ids
         # the mark is checked, not trusted: a wrong one would map ids to other units' rows
         if params.get("rows") == ROWS_BY_UNIT_ID and self.unit_ids.is_sorted():
             self._ids_sorted, self._row_at = self.unit_ids, None
@@ -259,27 +280,33 @@ class SearchIndex:
             self._row_at = order.to_numpy().astype(np.int64)
             self.id_rank = np.empty(self.size, dtype=np.int64)
             self.id_rank[self._row_at] = np.arange(self.size, dtype=np.int64)
-        # one code per signal, and each signal's rows in row order, laid end to end: signal
-        # c's rows are by_signal[signal_starts[c]:signal_starts[c + 1]] (grouped by hashing:
-        # 270,000 small arrays, or sorting the ids, took seconds at open)
+
+    def _group_by_signal(self, signal_ids: pl.Series) -> None:
+        """One code per signal, and each signal's rows in row order, laid end to end: signal
+        c's rows are by_signal[signal_starts[c]:signal_starts[c + 1]] (grouped by hashing:
+        270,000 small arrays, or sorting the ids, took seconds at open)."""
         signals, self.by_signal, self.signal_starts = _groups(
-            frame["signal_id"], pl.int_range(self.size, dtype=pl.Int64, eager=True)
+            signal_ids, pl.int_range(self.size, dtype=pl.Int64, eager=True)
         )
         self.signal_code = np.empty(self.size, dtype=np.int64)
         self.signal_code[self.by_signal] = np.repeat(
             np.arange(len(signals), dtype=np.int64), np.diff(self.signal_starts)
         )
-        # one mask per role and content type, built once: comparing strings per query cost
-        # 10 ms at 1M units (docs/benchmarks.md)
+
+    def _index_filters(self, frame: pl.DataFrame) -> None:
+        """What the role, content type and date filters read: one mask per role and content
+        type, built once (comparing strings per query cost 10 ms at 1M units,
+        docs/benchmarks.md), and the rows by publication time, so that a date filter marks one
+        slice of it instead of comparing every row twice (1.9 ms at 1M units)."""
         self.role_masks = _value_masks(frame["role"])
         self.content_type_masks = _value_masks(frame["content_type"])
         self.published_us = frame["published_at"].dt.epoch("us").to_numpy().astype(np.int64)
-        # rows by publication time: a date filter marks one slice of it instead of comparing
-        # every row twice (1.9 ms at 1M units)
         self.by_published = np.argsort(self.published_us, kind="stable")
         self.published_sorted = self.published_us[self.by_published]
-        # near-duplicates: each row of a text that several units hold → its group, and each
-        # group's rows in the order its hit is chosen (the earliest-published first)
+
+    def _group_copies(self, frame: pl.DataFrame) -> None:
+        """The near-duplicates: each row of a text that several units hold → its group, and
+        each group's rows in the order its hit is chosen (the earliest-published first)."""
         if COPY_OF not in frame.columns:  # a snapshot published before copies were marked
             frame = frame.with_columns(copy_of(frame))
         copies = copy_order(frame)
@@ -293,12 +320,11 @@ class SearchIndex:
             self.copy_group[rows_in_order] = np.repeat(
                 np.arange(len(starts)), np.diff(np.append(starts, len(rows_in_order)))
             )
-        self.theme_rows = rows_by_member(frame["themes"])
-        self.entity_rows = rows_by_member(frame["entity_ids"])
-        # kept as columns, read per hit: a million Python bytes objects took seconds at open
-        self.unit_json: pl.Series = frame["unit_json"]
-        self.citation_json: pl.Series = frame["citation_json"]
-        self.as_of_us = int(as_of.timestamp() * 1_000_000)
+
+    def _open_files(self, opened: OpenedSnapshot, params: dict[str, Any]) -> None:
+        """The snapshot's search files: the vectors (memory-mapped) and their FAISS index, the
+        lexical index, the title index of the title-match leg, and the source and passage
+        indexes of the source legs and phrases with each row's span in its signal's text."""
         try:
             files = open_search_files(opened.path, params, units=self.size)
         except ValueError as exc:
@@ -324,10 +350,6 @@ class SearchIndex:
         self.passage_searcher = files.passages.searcher()
         self.passage_schema = files.passages.schema
         self.spans = np.asarray(files.spans, dtype=np.int64)
-        none = np.zeros(self.size, dtype=bool)
-        self.central = np.logical_or.reduce(
-            [self.role_masks.get(role, none) for role in CENTRAL_ROLES]
-        )
 
     def row_of(self, unit_id: str) -> int | None:
         """The row holding ``unit_id``, or None when no row does."""

@@ -343,13 +343,31 @@ def _us(moment: datetime) -> int:
 
 
 def pages(data: SiteData) -> Iterator[Page]:
-    """Every page of the site, with the context its template reads."""
-    snapshot = data.snapshot
+    """Every page of the site, with the context its template reads: the overview, the method,
+    search and entity-list pages, then one page per reviewed entity, theme, signal and story."""
     themes = [
-        orjson.loads(service.get_theme(snapshot, axis, label))
+        orjson.loads(service.get_theme(data.snapshot, axis, label))
         for axis in AXES
         for label in THEME_LABELS[axis]
     ]
+    yield _overview_page(data, themes)
+    yield Page(METHOD_PAGE, "method.html.j2", {"title": "Method"})
+    yield Page(SEARCH_PAGE, "search.html.j2", {"title": "Search"})
+    yield Page(
+        ENTITIES_PAGE,
+        "entities.html.j2",
+        {"title": "Entities", "entities": data.reviewed},
+    )
+    yield from _entity_pages(data)
+    yield from _theme_pages(data, themes)
+    yield from _signal_pages(data)
+    yield from _story_pages(data)
+
+
+def _overview_page(data: SiteData, themes: list[dict[str, Any]]) -> Page:
+    """The overview: each trending mode's first rows, the feeds, the themes with their tests,
+    the weekly volume, the themes' co-occurrence heatmap and the top stories of the week."""
+    snapshot = data.snapshot
     trending = {
         mode: orjson.loads(service.trending_entities(snapshot, mode))["data"] for mode in MODES
     }
@@ -363,7 +381,7 @@ def pages(data: SiteData) -> Iterator[Page]:
     }
     volume = data.weekly_volume()
     matrix = data.theme_matrix(themes)
-    yield Page(
+    return Page(
         INDEX_PAGE,
         "overview.html.j2",
         {
@@ -389,16 +407,14 @@ def pages(data: SiteData) -> Iterator[Page]:
             "top_stories": data.top_stories(),
         },
     )
-    yield Page(METHOD_PAGE, "method.html.j2", {"title": "Method"})
-    yield Page(SEARCH_PAGE, "search.html.j2", {"title": "Search"})
-    yield Page(
-        ENTITIES_PAGE,
-        "entities.html.j2",
-        {"title": "Entities", "entities": data.reviewed},
-    )
+
+
+def _entity_pages(data: SiteData) -> Iterator[Page]:
+    """A page per reviewed entity: its profile, its label test and weekly shares, its newest
+    signals and its feed."""
     for entity in data.reviewed:
         entity_id = entity["entity_id"]
-        profile = orjson.loads(service.entity_profile(snapshot, entity_id))
+        profile = orjson.loads(service.entity_profile(data.snapshot, entity_id))
         yield Page(
             entity_page(entity_id),
             "entity.html.j2",
@@ -414,9 +430,14 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "feeds": [feed_link(entity_feed_path(entity_id), profile["name"])],
             },
         )
+
+
+def _theme_pages(data: SiteData, themes: list[dict[str, Any]]) -> Iterator[Page]:
+    """A page per theme (``themes``, as the API answers each): its label test and weekly
+    shares, its top 10 entities, its newest signals and its feed."""
     for theme in themes:
         label = theme["label"]
-        top = orjson.loads(service.list_entities(snapshot, theme=label, limit=10))["entities"]
+        top = orjson.loads(service.list_entities(data.snapshot, theme=label, limit=10))["entities"]
         test = data.theme_tests.get(label)
         yield Page(
             theme_page(theme["axis"], label),
@@ -433,8 +454,12 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "feeds": [feed_link(theme_feed_path(theme["axis"], label), label)],
             },
         )
-    for signal_id in snapshot.signal_ids:
-        detail = orjson.loads(service.get_signal(snapshot, signal_id))
+
+
+def _signal_pages(data: SiteData) -> Iterator[Page]:
+    """A page per served signal: its detail as the API answers it and its story."""
+    for signal_id in data.snapshot.signal_ids:
+        detail = orjson.loads(service.get_signal(data.snapshot, signal_id))
         yield Page(
             signal_page(signal_id),
             "signal.html.j2",
@@ -445,6 +470,10 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "story": data.story_of.get(signal_id),
             },
         )
+
+
+def _story_pages(data: SiteData) -> Iterator[Page]:
+    """A page per story: the story, its signals' cards and its feed."""
     for story in data.stories:
         story_id = story["story_id"]
         yield Page(
