@@ -4,11 +4,15 @@ each publish (``publishing.watch`` stores them, ``publishing.webhooks`` delivers
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from cli.common import DataDirOption, data_dir_of, echo
+
+if TYPE_CHECKING:
+    from readmodel.store import LoadedSnapshot
+    from warehouse.paths import DataDir
 
 # publishing.watch's BODY_FORMATS and DIGEST_PERIODS, as the options' choices (typer refuses others)
 BodyFormatChoice = Literal["aimi", "slack"]
@@ -72,22 +76,55 @@ def watch_add(
     and contains the `--query` (each part left out matches everything). From the next
     publish on (or once a day or week with `--digest`), its new and changed matching signals
     are POSTed as one signed batch."""
-    from publishing.watch import (
-        MIN_SECRET_CHARS,
-        WatchError,
-        Watchlist,
-        WatchStore,
-        check_name,
-        check_url,
-        new_secret,
-    )
+    from publishing.watch import WatchError, Watchlist, WatchStore, new_secret
     from publishing.webhooks import head_seq
+
+    data = data_dir_of(data_dir)
+    snapshot, entities, names, labels = _matchers(data, name, url, entity, theme, query)
+    _check_secret(secret)
+    chosen = secret or new_secret()
+    item = Watchlist(
+        name=name,
+        url=url,
+        secret=chosen,
+        created_at=_now(),
+        entities=tuple(entities),
+        entity_names=tuple(names),
+        themes=tuple(labels),
+        query=" ".join(query.split()) if query else None,
+        after_seq=0 if from_start or snapshot is None else head_seq(snapshot),
+        body_format=body_format,
+        digest=digest,
+        digest_due_at=_digest_due(digest),
+    )
+    try:
+        WatchStore(data).add(item)
+    except WatchError as exc:
+        echo(f"watch add: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if secret is None:  # generated: shown this once
+        echo(chosen)
+        echo("the signing secret above is not shown again", err=True)
+    echo(f"watch {name}: {_matches(item)} → {url}", err=True)
+
+
+def _matchers(
+    data: DataDir,
+    name: str,
+    url: str,
+    entity: list[str] | None,
+    theme: list[str] | None,
+    query: str | None,
+) -> tuple[LoadedSnapshot | None, list[str], list[str], list[str]]:
+    """A new watchlist's name and URL checked, and what it matches resolved against the
+    current snapshot: ``(snapshot, entity ids, entity names, theme labels)``; exit 2 with the
+    reason when any of it is wrong."""
+    from publishing.watch import WatchError, check_name, check_url
     from readmodel.errors import ApiError
     from readmodel.service import canonical_theme, resolve_filters
     from readmodel.store import LoadedSnapshot
     from warehouse.snapshot import SnapshotError, open_current
 
-    data = data_dir_of(data_dir)
     try:
         check_name(name)
         check_url(url)
@@ -119,6 +156,12 @@ def watch_add(
     if query is not None and not query.strip():
         echo("watch add: --query is empty; give a word or phrase", err=True)
         raise typer.Exit(2)
+    return snapshot, entities, names, labels
+
+
+def _check_secret(secret: str | None) -> None:
+    from publishing.watch import MIN_SECRET_CHARS
+
     if secret is not None and len(secret) < MIN_SECRET_CHARS:
         echo(
             f"watch add: --secret must be at least {MIN_SECRET_CHARS} characters; leave it out "
@@ -126,30 +169,6 @@ def watch_add(
             err=True,
         )
         raise typer.Exit(2)
-    chosen = secret or new_secret()
-    item = Watchlist(
-        name=name,
-        url=url,
-        secret=chosen,
-        created_at=_now(),
-        entities=tuple(entities),
-        entity_names=tuple(names),
-        themes=tuple(labels),
-        query=" ".join(query.split()) if query else None,
-        after_seq=0 if from_start or snapshot is None else head_seq(snapshot),
-        body_format=body_format,
-        digest=digest,
-        digest_due_at=_digest_due(digest),
-    )
-    try:
-        WatchStore(data).add(item)
-    except WatchError as exc:
-        echo(f"watch add: {exc}", err=True)
-        raise typer.Exit(1) from None
-    if secret is None:  # generated: shown this once
-        echo(chosen)
-        echo("the signing secret above is not shown again", err=True)
-    echo(f"watch {name}: {_matches(item)} → {url}", err=True)
 
 
 def _now() -> str:

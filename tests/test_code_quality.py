@@ -52,7 +52,6 @@ MAX_LINES = 80  # from the `def` line to the last line of the body, docstring in
 SHORTENING = {
     "analytics/stories.py": {"cluster_signals", "build_stories"},
     "analytics/corroboration.py": {"claim_links"},
-    "cli/watch.py": {"watch_add"},
 }
 
 
