@@ -72,7 +72,7 @@ scale-test: setup  ## two replicas (2 workers each) behind nginx, Redis rate lim
 	@scripts/ensure-nginx
 	$(BIN)/python -m tests.harness.scale_out
 
-fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store before and during a transfer, a tampered snapshot, a killed publish, a full disk, a killed build, hostile clients), then a secrets scan; a line per case (CASES=redis,hostile for some, CASES=serving, publish or build for a group that fits 10 minutes; docs/deployment.md)
+fault-test: setup  ## the scale-out arrangement with credentials, one fault at a time under load (Redis, a replica, the store before and during a transfer, a tampered snapshot, a killed publish, a full disk, a killed build, hostile clients), then a secrets scan; a line per case (CASES=redis,hostile for some, CASES=serving, publish, build-local or build-store for a group that fits 10 minutes; docs/deployment.md)
 	@scripts/ensure-redis
 	@scripts/ensure-nginx
 	$(BIN)/python -m tests.harness.fault_matrix $(if $(CASES),--cases $(CASES))

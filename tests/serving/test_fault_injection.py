@@ -247,4 +247,6 @@ def test_the_named_groups_cover_every_case_once() -> None:
     grouped = [case for cases in GROUPS.values() for case in cases]
     assert sorted(grouped) == sorted(CASES) and len(set(grouped)) == len(grouped)
     assert _named_cases("serving") == list(GROUPS["serving"])
-    assert _named_cases("build, redis") == ["build-kill", "redis"]
+    assert _named_cases("build-store, redis") == ["build-kill-store", "redis"]
+    # the whole build-kill case is its two halves
+    assert _named_cases("build-kill") == ["build-kill-local", "build-kill-store"]
