@@ -5,20 +5,24 @@ change no answer byte for byte (`diff -r before/ after/`).
 
 Builds the demo snapshot with its pinned clock into DIR (a temporary folder by default) unless
 DIR already has one, then requests every theme, every entity profile, every signal detail, the
-entity and signal lists with each filter, every trending mode, the change feed and a set of
-searches, and writes each body to ``OUT_DIR/<n>.json`` with ``OUT_DIR/index.tsv`` mapping files
-to requests. What differs between two builds by design (the snapshot id and ``built_at`` in the
+entity and signal lists with each filter, every trending mode, the change feed, a set of
+searches, the story lists (and the first stories of each page), and writes each body to
+``OUT_DIR/<n>.json`` with ``OUT_DIR/index.tsv`` mapping files to requests; then the OpenAPI
+document (``openapi.json``) and the MCP tools' names, texts and schemas (``mcp-tools.json``). What differs between two builds by design (the snapshot id and ``built_at`` in the
 health answer) is left out.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import tempfile
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import orjson
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
@@ -75,7 +79,37 @@ def _requests(client: TestClient) -> list[str]:
     for q in SEARCHES:
         urls.append(f"/v1/search?{urlencode({'q': q, 'limit': 20})}")
         urls.append(f"/v1/search?{urlencode({'q': q, 'role': 'claim', 'recency_boost': 0.5})}")
+    urls.extend(_story_requests(client))
     return urls
+
+
+def _story_requests(client: TestClient) -> list[str]:
+    urls = [
+        "/v1/stories?min_sources=2&limit=50",
+        "/v1/stories?entity=Nvidia&limit=50",
+        "/v1/stories?theme=Capital%20%26%20Investment&window=4w&limit=50",
+    ]
+    cursor: str | None = None
+    while True:
+        url = "/v1/stories?limit=50" + (f"&cursor={cursor}" if cursor else "")
+        urls.append(url)
+        page = client.get(url).json()
+        urls.extend(f"/v1/stories/{story['story_id']}" for story in page["stories"][:5])
+        cursor = page.get("next_cursor")
+        if not cursor:
+            break
+    return urls
+
+
+def _mcp_tools(app: FastAPI) -> bytes:
+    """The MCP server's tool list (names, descriptions, input and output schemas) as JSON."""
+    from serving.mcp import create_mcp_server
+
+    server = create_mcp_server(app.state.store.require, app.state.query_embedder)
+    tools = asyncio.run(server.list_tools())
+    return orjson.dumps(
+        [tool.model_dump(mode="json") for tool in tools], option=orjson.OPT_INDENT_2
+    )
 
 
 def main() -> None:
@@ -99,13 +133,16 @@ def main() -> None:
         build(data, as_of=DEMO_AS_OF, persistent=False)
     settings = Settings(data_dir=root, dev_api_key=SecretStr(KEY))
     args.out.mkdir(parents=True, exist_ok=True)
-    with TestClient(create_app(settings), headers={"X-API-Key": KEY}) as client:
+    app = create_app(settings)
+    with TestClient(app, headers={"X-API-Key": KEY}) as client:
         urls = _requests(client)
         index = []
         for n, url in enumerate(urls):
             response = client.get(url)
             (args.out / f"{n:05d}.json").write_bytes(response.content)
             index.append(f"{n:05d}\t{response.status_code}\t{url}")
+        (args.out / "openapi.json").write_bytes(client.get("/v1/openapi.json").content)
+        (args.out / "mcp-tools.json").write_bytes(_mcp_tools(app))
         health = client.get("/v1/health").json()
         health.pop("snapshot", None)
         (args.out / "health.json").write_text(json.dumps(health, sort_keys=True))
