@@ -8,8 +8,9 @@ DIR already has one, then requests every theme, every entity profile, every sign
 entity and signal lists with each filter, every trending mode, the change feed, a set of
 searches, the story lists (and the first stories of each page), and writes each body to
 ``OUT_DIR/<n>.json`` with ``OUT_DIR/index.tsv`` mapping files to requests; then the OpenAPI
-document (``openapi.json``) and the MCP tools' names, texts and schemas (``mcp-tools.json``). What differs between two builds by design (the snapshot id and ``built_at`` in the
-health answer) is left out.
+document (``openapi.json``) and the MCP tools' names, texts and schemas (``mcp-tools.json``).
+What differs between two builds by design (the snapshot id and ``built_at`` in the health
+answer) is left out.
 """
 
 from __future__ import annotations
