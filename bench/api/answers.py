@@ -142,7 +142,7 @@ def main() -> None:
             response = client.get(url)
             (args.out / f"{n:05d}.json").write_bytes(response.content)
             index.append(f"{n:05d}\t{response.status_code}\t{url}")
-        (args.out / "openapi.json").write_bytes(client.get("/v1/openapi.json").content)
+        (args.out / "openapi.json").write_bytes(client.get("/openapi.json").content)
         (args.out / "mcp-tools.json").write_bytes(_mcp_tools(app))
         health = client.get("/v1/health").json()
         health.pop("snapshot", None)
