@@ -42,9 +42,10 @@ from readmodel.service import (
     SignalSort,
 )
 from readmodel.store import LoadedSnapshot, SnapshotStore
+from serving.arguments import SIGNAL_FILTERS, STORY_FILTERS
 from serving.auth import admit, api_key_of, authenticate
 from serving.errors import error_response_of
-from serving.filters import CONTENT_TYPE, SIGNAL_FILTERS, STORY_FILTERS, Declined
+from serving.filters import CONTENT_TYPE, Declined
 
 _ENTITY_PREFIX = "/v1/entities/"
 _SIGNAL_PREFIX = "/v1/signals/"
@@ -113,7 +114,7 @@ QUERY_ROUTES: dict[str, QueryRoute] = {
     "/v1/signals": QueryRoute(
         {
             # the list filters, read as their declarations say (serving.filters)
-            **{name: declared.read for name, declared in SIGNAL_FILTERS.items()},
+            **{arg.name: arg.declared.read for arg in SIGNAL_FILTERS},
             "sort": _choice(get_args(SignalSort)),
             "cursor": _text(0, MAX_CURSOR_CHARS),
             "limit": _count(MAX_LIMIT),
@@ -123,7 +124,7 @@ QUERY_ROUTES: dict[str, QueryRoute] = {
     ),
     "/v1/stories": QueryRoute(
         {
-            **{name: declared.read for name, declared in STORY_FILTERS.items()},
+            **{arg.name: arg.declared.read for arg in STORY_FILTERS},
             "cursor": _text(0, MAX_CURSOR_CHARS),
             "limit": _count(MAX_LIMIT),
         },

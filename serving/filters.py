@@ -1,8 +1,9 @@
-"""The list filters, declared once: each one's type, bounds and what it says to a REST client
-and to an MCP client. The REST routes take their query parameters from here (``query()``), the
-MCP tools their arguments (``field()``) and the fast path its readers (``read``), so the three
-transports take the same values under the same bounds. The texts differ where the transports
-do: a REST client reads of status codes (404, 400), an MCP client of tool errors.
+"""The list resources' filters and paging arguments, declared once: each one's type, bounds and
+what it says to a REST client and to an MCP client. The REST routes take their query parameters
+from here (``query()``), the MCP tools their arguments (``field()``) and the fast path its
+readers (``read``), so the three transports take the same values under the same bounds; which
+resource takes which, in what order, is ``serving.arguments``. The texts differ where the
+transports do: a REST client reads of status codes (404, 400), an MCP client of tool errors.
 """
 
 from __future__ import annotations
@@ -16,15 +17,22 @@ from fastapi import Query
 from pydantic import Field, TypeAdapter, ValidationError
 
 from analytics.entities import EntityType
-from analytics.schema import ContentType
-from analytics.trends import MIN_LABELLED
+from analytics.profiles import TypePrimary
+from analytics.schema import ContentType, UnitRole
+from analytics.trends import MIN_LABELLED, Mode
+from readmodel.catalog import EntitySort
 from readmodel.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
+from readmodel.responses import MAX_LIMIT
 from readmodel.service import (
     MAX_ENTITY_FILTER_CHARS,
     MAX_KEYWORD_CHARS,
     MAX_NAME_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_SEARCH_LIMIT,
     MAX_THEME_CHARS,
+    MAX_UNIT_ID_CHARS,
     WINDOW_PATTERN,
+    SignalSort,
 )
 from serving.openapi import THEME_MATCHING, theme_enum
 
@@ -35,12 +43,13 @@ class Declined(ValueError):
 
 @dataclass(frozen=True)
 class ListFilter:
-    """One filter: its type (``annotation``), bounds, and its texts for REST (``rest``) and
-    MCP (``mcp``; None: no description, the type says it all)."""
+    """One filter or paging argument: its type (``annotation``), bounds, and its texts for REST
+    (``rest``) and MCP (``mcp``; None: no description, the type says it all)."""
 
     annotation: Any
     rest: str
     mcp: str | None = None
+    min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
     ge: int | None = None
@@ -50,6 +59,7 @@ class ListFilter:
 
     def bounds(self) -> dict[str, Any]:
         given = {
+            "min_length": self.min_length,
             "max_length": self.max_length,
             "pattern": self.pattern,
             "ge": self.ge,
@@ -138,24 +148,68 @@ WINDOW = ListFilter(
     "months (e.g. 7d, 2w, 1m). Not together with published_after.",
     pattern=WINDOW_PATTERN,
 )
-SIGNAL_FILTERS: dict[str, ListFilter] = {
-    "entity": ENTITY,
-    "theme": THEME,
-    "keyword": KEYWORD,
-    "content_type": CONTENT_TYPE,
-    "published_after": PUBLISHED_AFTER,
-    "published_before": PUBLISHED_BEFORE,
-    "window": WINDOW,
-}
-# what /v1/search filters on, of the above
-SEARCH_FILTERS = (
-    "entity",
-    "theme",
-    "content_type",
-    "published_after",
-    "published_before",
-    "window",
+SIGNAL_SORT = ListFilter(
+    SignalSort,
+    rest="`published`: newest published first (ties by `signal_id`). `changed`: the change "
+    "feed, oldest change first; keep its `next_cursor` and poll with it.",
+    mcp="`published`: newest first. `changed`: the change feed.",
 )
+
+# /v1/search and its MCP tool (with the signal filters but `keyword`)
+QUERY = ListFilter(
+    str | None,
+    rest=f"Natural-language query, 1–{MAX_QUERY_CHARS} characters, not blank. Words in double "
+    'quotes are a phrase (`"inference cloud"`): only signals whose title or text holds it, in '
+    "that order, answer. Exactly one of `q` and `similar_to`.",
+    mcp='Natural-language query; "words in double quotes" are a phrase.',
+    min_length=1,
+    max_length=MAX_QUERY_CHARS,
+)
+SIMILAR_TO = ListFilter(
+    str | None,
+    rest="A unit `id`: units whose stored embeddings are most similar (topical, not agreement: "
+    "contradicting units can match); the unit itself is excluded. Unknown → 404. Exactly one "
+    "of `q` and `similar_to`.",
+    mcp="A unit `id`.",
+    max_length=MAX_UNIT_ID_CHARS,
+)
+ROLE = ListFilter(
+    UnitRole | None,
+    rest="Only units of this role (`thesis`, `synopsis`, `argument`, `claim`).",
+)
+RECENCY_BOOST = ListFilter(
+    float,
+    rest="0–1: a soft preference for newer signals (scores times `1 − b + b·2^(−age_days/30)`); "
+    "0 turns it off. Never excludes older units.",
+    mcp="0 = off; 1 = full recency factor.",
+    ge=0,
+    le=1,
+)
+SEARCH_LIMIT = ListFilter(
+    int,
+    rest=f"How many hits to return, 1–{MAX_SEARCH_LIMIT} (the best ones).",
+    mcp="Results.",
+    ge=1,
+    le=MAX_SEARCH_LIMIT,
+)
+DIVERSITY_CAP = ListFilter(
+    int,
+    rest=f"At most this many units from one signal, 1–{MAX_SEARCH_LIMIT}.",
+    mcp="Units per signal.",
+    ge=1,
+    le=MAX_SEARCH_LIMIT,
+)
+
+# every paged list
+CURSOR = ListFilter(
+    str | None,
+    rest="Opaque: the previous page's `next_cursor`, passed back unchanged. Omit it, or send it "
+    "empty, for the first page (on the change feed: from the oldest change, so keep polling "
+    "with the last non-null cursor instead). 400 when it is not a cursor this API issued, or "
+    "was issued for another `sort` or endpoint.",
+    mcp="`next_cursor` of the last page.",
+)
+LIMIT = ListFilter(int, rest=f"Page size, 1–{MAX_LIMIT}.", mcp="Page size.", ge=1, le=MAX_LIMIT)
 
 # /v1/entities and its MCP tool
 ENTITY_THEME = ListFilter(
@@ -189,17 +243,35 @@ MIN_SIGNALS = ListFilter(
     ge=1,
     le=2**31,
 )
-ENTITY_FILTERS: dict[str, ListFilter] = {
-    "theme": ENTITY_THEME,
-    "type": ENTITY_TYPE,
-    "name": NAME,
-    "direction": DIRECTION,
-    "confidence": CONFIDENCE,
-    "stability": STABILITY,
-    "scale": SCALE,
-    "notability": NOTABILITY,
-    "min_signals": MIN_SIGNALS,
-}
+ENTITY_SORT = ListFilter(
+    EntitySort,
+    rest="`signal_count`: most signals first; `first_seen`: newest first; `trend`: signals in "
+    "the last 4 complete weeks, most first. Ties by `entity_id`.",
+)
+
+# /v1/entities/trending and its MCP tool
+MODE = ListFilter(
+    Mode,
+    rest="`rising`: rising share of voice, by z-score; `hot`: most signals in the last complete "
+    "week; `consistent`: active in at least 9 of the 12 weeks, by persistence; `new`: newly "
+    "notable, by signal count.",
+    mcp="rising, hot, consistent or new.",
+)
+TRENDING_THEME = ListFilter(
+    str | None,
+    rest="Only entities with a signal carrying this theme label. " + THEME_MATCHING,
+    mcp=_THEME_FOR_MCP,
+    max_length=MAX_THEME_CHARS,
+    rest_schema=theme_enum,
+)
+TYPE_PRIMARY = ListFilter(
+    TypePrimary | None,
+    rest="Coarse type: `Organization`, `Person`, `Product` (models, hardware, other) or `Other` "
+    "(locations, events, regulation).",
+)
+TRENDING_LIMIT = ListFilter(
+    int, rest=f"How many entities, 1–{MAX_LIMIT}.", mcp="Page size.", ge=1, le=MAX_LIMIT
+)
 
 # /v1/stories and its MCP tool
 STORY_ENTITY = ListFilter(
@@ -232,9 +304,3 @@ MIN_SOURCES = ListFilter(
     ge=1,
     le=2**31,
 )
-STORY_FILTERS: dict[str, ListFilter] = {
-    "entity": STORY_ENTITY,
-    "theme": STORY_THEME,
-    "window": STORY_WINDOW,
-    "min_sources": MIN_SOURCES,
-}

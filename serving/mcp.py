@@ -27,20 +27,15 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from analytics.entities import EntityType
-from analytics.profiles import TypePrimary
-from analytics.schema import ContentType, UnitRole
 from analytics.themes import Axis
-from analytics.trends import Mode
 from readmodel import service
-from readmodel.catalog import EntitySort
 from readmodel.errors import ApiError
-from readmodel.models import Confidence, Direction, IsoDateTime, Notability, Scale, Stability
-from readmodel.responses import DEFAULT_LIMIT, MAX_LIMIT
-from readmodel.service import ABOUT, Embed, SignalSort
+from readmodel.responses import DEFAULT_LIMIT
+from readmodel.service import ABOUT, Embed
 from readmodel.store import LoadedSnapshot
 from readmodel.version import API_VERSION
 from serving import filters
+from serving.arguments import ENTITIES, SEARCH, SIGNALS, STORIES, TRENDING
 from serving.auth import admit, api_key_of, authenticate
 from serving.errors import error_response_of
 
@@ -63,8 +58,6 @@ READ_ONLY = ToolAnnotations(
     readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
 )
 
-Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
-Cursor = Annotated[str | None, Field(description="`next_cursor` of the last page.")]
 Full = Annotated[
     bool,
     Field(
@@ -72,13 +65,6 @@ Full = Annotated[
         "true: every field, as the REST API returns it."
     ),
 ]
-# the list filters (their declarations: ``serving.filters``)
-ThemeFilter = Annotated[str | None, filters.THEME.field()]
-EntityFilter = Annotated[str | None, filters.ENTITY.field()]
-WindowFilter = Annotated[str | None, filters.WINDOW.field()]
-After = Annotated[IsoDateTime | None, filters.PUBLISHED_AFTER.field()]
-Before = Annotated[IsoDateTime | None, filters.PUBLISHED_BEFORE.field()]
-ContentTypeFilter = Annotated[ContentType | None, filters.CONTENT_TYPE.field()]
 
 # What each tool says to an MCP client. The REST texts (``service.ABOUT``) hold where they
 # speak of parameters and data alike; the two below speak of paths and status codes, which
@@ -324,36 +310,9 @@ def _entity_tools(tools: _Tools) -> None:
     """The entity tools: ``list_entities``, ``get_entity_profile``, ``get_trending_entities``."""
 
     @tools.tool("list_entities", "List entity profiles")
-    async def list_entities(
-        theme: Annotated[str | None, filters.ENTITY_THEME.field()] = None,
-        type: Annotated[EntityType | None, filters.ENTITY_TYPE.field()] = None,
-        name: Annotated[str | None, filters.NAME.field()] = None,
-        sort: EntitySort = "signal_count",
-        direction: Annotated[Direction | None, filters.DIRECTION.field()] = None,
-        confidence: Annotated[Confidence | None, filters.CONFIDENCE.field()] = None,
-        stability: Annotated[Stability | None, filters.STABILITY.field()] = None,
-        scale: Annotated[Scale | None, filters.SCALE.field()] = None,
-        notability: Annotated[Notability | None, filters.NOTABILITY.field()] = None,
-        min_signals: Annotated[int, filters.MIN_SIGNALS.field()] = service.DEFAULT_MIN_SIGNALS,
-        cursor: Cursor = None,
-        limit: Limit = DEFAULT_LIMIT,
-        full: Full = False,
-    ) -> dict[str, Any]:
-        body = tools.answer(
-            service.list_entities,
-            theme=theme,
-            entity_type=type,
-            name=name,
-            sort=sort,
-            direction=direction,
-            confidence=confidence,
-            stability=stability,
-            scale=scale,
-            notability=notability,
-            min_signals=min_signals,
-            cursor=cursor,
-            limit=limit,
-        )
+    @ENTITIES.tool
+    async def list_entities(*, full: Full = False, **given: Any) -> dict[str, Any]:
+        body = tools.answer(service.list_entities, **ENTITIES.forward(given))
         return listed("list_entities", full, body)
 
     @tools.tool("get_entity_profile", "One entity profile with related entities")
@@ -369,16 +328,9 @@ def _entity_tools(tools: _Tools) -> None:
         return tools.answer(service.entity_profile, name_or_id)
 
     @tools.tool("get_trending_entities", "Trending entities")
-    async def get_trending_entities(
-        mode: Annotated[Mode, Field(description="rising, hot, consistent or new.")],
-        theme: ThemeFilter = None,
-        type_primary: TypePrimary | None = None,
-        limit: Limit = DEFAULT_LIMIT,
-        full: Full = False,
-    ) -> dict[str, Any]:
-        body = tools.answer(
-            service.trending_entities, mode, theme=theme, type_primary=type_primary, limit=limit
-        )
+    @TRENDING.tool
+    async def get_trending_entities(*, full: Full = False, **given: Any) -> dict[str, Any]:
+        body = tools.answer(service.trending_entities, **TRENDING.forward(given))
         return listed("get_trending_entities", full, body)
 
 
@@ -387,35 +339,9 @@ def _signal_tools(tools: _Tools) -> None:
     changed since a cursor, for watchers), ``get_signal``."""
 
     @tools.tool("list_signals", "List signals, newest first, or the change feed")
-    async def list_signals(
-        entity: EntityFilter = None,
-        theme: ThemeFilter = None,
-        keyword: Annotated[str | None, filters.KEYWORD.field()] = None,
-        content_type: ContentTypeFilter = None,
-        published_after: After = None,
-        published_before: Before = None,
-        window: WindowFilter = None,
-        sort: Annotated[
-            SignalSort,
-            Field(description="`published`: newest first. `changed`: the change feed."),
-        ] = "published",
-        cursor: Cursor = None,
-        limit: Limit = DEFAULT_LIMIT,
-        full: Full = False,
-    ) -> dict[str, Any]:
-        body = tools.answer(
-            service.list_signals,
-            entity=entity,
-            theme=theme,
-            keyword=keyword,
-            content_type=content_type,
-            published_after=published_after,
-            published_before=published_before,
-            window=window,
-            sort=sort,
-            cursor=cursor,
-            limit=limit,
-        )
+    @SIGNALS.tool
+    async def list_signals(*, full: Full = False, **given: Any) -> dict[str, Any]:
+        body = tools.answer(service.list_signals, **SIGNALS.forward(given))
         return listed("list_signals", full, body)
 
     @tools.tool("list_changes", "What changed since a cursor")
@@ -430,10 +356,10 @@ def _signal_tools(tools: _Tools) -> None:
         from_start: Annotated[
             bool, Field(description="Without a cursor: page from the first change instead.")
         ] = False,
-        entity: EntityFilter = None,
-        theme: ThemeFilter = None,
+        entity: Annotated[str | None, filters.ENTITY.field()] = None,
+        theme: Annotated[str | None, filters.THEME.field()] = None,
         keyword: Annotated[str | None, filters.KEYWORD.field()] = None,
-        limit: Limit = DEFAULT_LIMIT,
+        limit: Annotated[int, filters.LIMIT.field()] = DEFAULT_LIMIT,
         full: Full = False,
     ) -> dict[str, Any]:
         body = tools.answer(
@@ -458,23 +384,9 @@ def _story_tools(tools: _Tools) -> None:
     """The story tools: ``list_stories``, ``get_story``."""
 
     @tools.tool("list_stories", "List stories, newest activity first")
-    async def list_stories(
-        entity: Annotated[str | None, filters.STORY_ENTITY.field()] = None,
-        theme: Annotated[str | None, filters.STORY_THEME.field()] = None,
-        window: Annotated[str | None, filters.STORY_WINDOW.field()] = None,
-        min_sources: Annotated[int, filters.MIN_SOURCES.field()] = 1,
-        cursor: Cursor = None,
-        limit: Limit = DEFAULT_LIMIT,
-    ) -> dict[str, Any]:
-        return tools.answer(
-            service.list_stories,
-            entity=entity,
-            theme=theme,
-            window=window,
-            min_sources=min_sources,
-            cursor=cursor,
-            limit=limit,
-        )
+    @STORIES.tool
+    async def list_stories(**given: Any) -> dict[str, Any]:
+        return tools.answer(service.list_stories, **STORIES.forward(given))
 
     @tools.tool("get_story", "One story with its signals")
     async def get_story(
@@ -487,55 +399,10 @@ def _search_tool(tools: _Tools) -> None:
     """The ``search`` tool: the query embedding and both legs run off the event loop."""
 
     @tools.tool("search", "Search verified units")
-    async def search(
-        q: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                max_length=service.MAX_QUERY_CHARS,
-                description='Natural-language query; "words in double quotes" are a phrase.',
-            ),
-        ] = None,
-        similar_to: Annotated[
-            str | None,
-            Field(max_length=service.MAX_UNIT_ID_CHARS, description="A unit `id`."),
-        ] = None,
-        role: UnitRole | None = None,
-        entity: EntityFilter = None,
-        theme: ThemeFilter = None,
-        content_type: ContentTypeFilter = None,
-        published_after: After = None,
-        published_before: Before = None,
-        window: WindowFilter = None,
-        recency_boost: Annotated[
-            float, Field(ge=0, le=1, description="0 = off; 1 = full recency factor.")
-        ] = 0.0,
-        limit: Annotated[
-            int, Field(ge=1, le=service.MAX_SEARCH_LIMIT, description="Results.")
-        ] = service.DEFAULT_SEARCH_LIMIT,
-        diversity_cap: Annotated[
-            int, Field(ge=1, le=service.MAX_SEARCH_LIMIT, description="Units per signal.")
-        ] = service.DEFAULT_DIVERSITY_CAP,
-        full: Full = False,
-    ) -> dict[str, Any]:
+    @SEARCH.tool
+    async def search(*, full: Full = False, **given: Any) -> dict[str, Any]:
         # the query embedding and both legs block: off the event loop, like the REST route
-        blocking = partial(
-            tools.answer,
-            service.search,
-            tools.embed,
-            q=q,
-            similar_to=similar_to,
-            role=role,
-            entity=entity,
-            theme=theme,
-            content_type=content_type,
-            published_after=published_after,
-            published_before=published_before,
-            window=window,
-            recency_boost=recency_boost,
-            limit=limit,
-            diversity_cap=diversity_cap,
-        )
+        blocking = partial(tools.answer, service.search, tools.embed, **SEARCH.forward(given))
         return listed("search", full, await to_thread.run_sync(blocking))
 
 

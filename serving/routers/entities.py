@@ -1,39 +1,20 @@
 """``GET /v1/entities`` (keyset-paged profiles), ``GET /v1/entities/trending`` and
-``GET /v1/entities/{name_or_id}``, answered from the snapshot's pre-rendered JSON bytes."""
+``GET /v1/entities/{name_or_id}``, answered from the snapshot's pre-rendered JSON bytes; the
+lists' parameters are declared in ``serving.arguments``."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 
-from analytics.entities import EntityType
-from analytics.profiles import TypePrimary
-from analytics.trends import Mode
 from readmodel import service
-from readmodel.catalog import EntitySort
-from readmodel.models import (
-    Confidence,
-    Direction,
-    EntityList,
-    EntityProfileDetail,
-    Notability,
-    Scale,
-    Stability,
-    TrendingList,
-    error_responses,
-)
-from readmodel.responses import DEFAULT_LIMIT, DEPRECATION_HEADERS, MAX_LIMIT
-from readmodel.service import (
-    ABOUT,
-    DEFAULT_MIN_SIGNALS,
-    MAX_NAME_OR_ID_CHARS,
-    MAX_THEME_CHARS,
-)
-from serving import filters
+from readmodel.models import EntityList, EntityProfileDetail, TrendingList, error_responses
+from readmodel.responses import DEPRECATION_HEADERS
+from readmodel.service import ABOUT, MAX_NAME_OR_ID_CHARS
+from serving.arguments import ENTITIES, TRENDING
 from serving.deps import ApiKeyDep, SnapshotDep
-from serving.openapi import THEME_MATCHING, example, theme_enum
-from serving.routers.signals import CURSOR, PAGE_LIMIT
+from serving.openapi import example
 
 router = APIRouter(tags=["entities"])
 
@@ -50,47 +31,18 @@ _LIST_400 = "Here: a blank `name`; a `cursor` not issued by this API or issued f
     summary="List entity profiles",
     description=ABOUT["list_entities"],
 )
+@ENTITIES.route
 async def list_entities(
     _principal: ApiKeyDep,
     snapshot: SnapshotDep,
-    theme: Annotated[str | None, filters.ENTITY_THEME.query()] = None,
-    entity_type: Annotated[EntityType | None, filters.ENTITY_TYPE.query(alias="type")] = None,
-    name: Annotated[str | None, filters.NAME.query()] = None,
-    sort: Annotated[
-        EntitySort,
-        Query(
-            description="`signal_count`: most signals first; `first_seen`: newest first; "
-            "`trend`: signals in the last 4 complete weeks, most first. Ties by `entity_id`."
-        ),
-    ] = "signal_count",
-    direction: Annotated[Direction | None, filters.DIRECTION.query()] = None,
-    confidence: Annotated[Confidence | None, filters.CONFIDENCE.query()] = None,
-    stability: Annotated[Stability | None, filters.STABILITY.query()] = None,
-    scale: Annotated[Scale | None, filters.SCALE.query()] = None,
-    notability: Annotated[Notability | None, filters.NOTABILITY.query()] = None,
-    min_signals: Annotated[int, filters.MIN_SIGNALS.query()] = DEFAULT_MIN_SIGNALS,
-    cursor: Annotated[str | None, Query(description=CURSOR)] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=PAGE_LIMIT)] = DEFAULT_LIMIT,
+    *,
     q: Annotated[
         str | None,
         Query(deprecated=True, description="Renamed `name` on 2026-06-12; ignored."),
     ] = None,
+    **given: Any,
 ) -> Response:
-    body = service.list_entities(
-        snapshot,
-        theme=theme,
-        entity_type=entity_type,
-        name=name,
-        sort=sort,
-        direction=direction,
-        confidence=confidence,
-        stability=stability,
-        scale=scale,
-        notability=notability,
-        min_signals=min_signals,
-        cursor=cursor,
-        limit=limit,
-    )
+    body = service.list_entities(snapshot, **ENTITIES.forward(given))
     headers = DEPRECATION_HEADERS if q is not None else None
     return Response(body, media_type="application/json", headers=headers)
 
@@ -105,39 +57,9 @@ async def list_entities(
     summary="Trending entities",
     description=ABOUT["get_trending_entities"],
 )
-async def trending_entities(
-    _principal: ApiKeyDep,
-    snapshot: SnapshotDep,
-    mode: Annotated[
-        Mode,
-        Query(
-            description="`rising`: rising share of voice, by z-score; `hot`: most signals in "
-            "the last complete week; `consistent`: active in at least 9 of the 12 weeks, by "
-            "persistence; `new`: newly notable, by signal count."
-        ),
-    ],
-    theme: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_THEME_CHARS,
-            description="Only entities with a signal carrying this theme label. " + THEME_MATCHING,
-            json_schema_extra=theme_enum,
-        ),
-    ] = None,
-    type_primary: Annotated[
-        TypePrimary | None,
-        Query(
-            description="Coarse type: `Organization`, `Person`, `Product` (models, hardware, "
-            "other) or `Other` (locations, events, regulation)."
-        ),
-    ] = None,
-    limit: Annotated[
-        int, Query(ge=1, le=MAX_LIMIT, description=f"How many entities, 1–{MAX_LIMIT}.")
-    ] = DEFAULT_LIMIT,
-) -> Response:
-    body = service.trending_entities(
-        snapshot, mode, theme=theme, type_primary=type_primary, limit=limit
-    )
+@TRENDING.route
+async def trending_entities(_principal: ApiKeyDep, snapshot: SnapshotDep, **given: Any) -> Response:
+    body = service.trending_entities(snapshot, **TRENDING.forward(given))
     return Response(body, media_type="application/json")
 
 

@@ -5,32 +5,17 @@ given unit; filters apply inside every leg (docs/design.md §8)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated
+from typing import Any
 
 from anyio import to_thread
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request, Response
 
-from analytics.schema import UnitRole
 from readmodel import service
 from readmodel.models import SearchResults, error_responses
-from readmodel.service import (
-    ABOUT,
-    DEFAULT_DIVERSITY_CAP,
-    DEFAULT_SEARCH_LIMIT,
-    MAX_QUERY_CHARS,
-    MAX_SEARCH_LIMIT,
-    MAX_UNIT_ID_CHARS,
-)
+from readmodel.service import ABOUT
+from serving.arguments import SEARCH
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.openapi import example
-from serving.routers.signals import (
-    ContentTypeFilter,
-    EntityFilter,
-    PublishedAfter,
-    PublishedBefore,
-    ThemeFilter,
-    WindowFilter,
-)
 
 router = APIRouter(tags=["search"])
 
@@ -51,82 +36,12 @@ _SEARCH_400 = (
     summary="Search verified units",
     description=ABOUT["search"],
 )
+@SEARCH.route
 async def search(
-    request: Request,
-    _principal: ApiKeyDep,
-    snapshot: SnapshotDep,
-    q: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=MAX_QUERY_CHARS,
-            description=f"Natural-language query, 1–{MAX_QUERY_CHARS} characters, not blank. "
-            'Words in double quotes are a phrase (`"inference cloud"`): only signals whose '
-            "title or text holds it, in that order, answer. Exactly one of `q` and "
-            "`similar_to`.",
-        ),
-    ] = None,
-    similar_to: Annotated[
-        str | None,
-        Query(
-            max_length=MAX_UNIT_ID_CHARS,
-            description="A unit `id`: units whose stored embeddings are most similar (topical, "
-            "not agreement: contradicting units can match); the unit itself is excluded. "
-            "Unknown → 404. Exactly one of `q` and `similar_to`.",
-        ),
-    ] = None,
-    role: Annotated[
-        UnitRole | None,
-        Query(description="Only units of this role (`thesis`, `synopsis`, `argument`, `claim`)."),
-    ] = None,
-    entity: EntityFilter = None,
-    theme: ThemeFilter = None,
-    content_type: ContentTypeFilter = None,
-    published_after: PublishedAfter = None,
-    published_before: PublishedBefore = None,
-    window: WindowFilter = None,
-    recency_boost: Annotated[
-        float,
-        Query(
-            ge=0,
-            le=1,
-            description="0–1: a soft preference for newer signals (scores times "
-            "`1 − b + b·2^(−age_days/30)`); 0 turns it off. Never excludes older units.",
-        ),
-    ] = 0.0,
-    limit: Annotated[
-        int,
-        Query(
-            ge=1,
-            le=MAX_SEARCH_LIMIT,
-            description=f"How many hits to return, 1–{MAX_SEARCH_LIMIT} (the best ones).",
-        ),
-    ] = DEFAULT_SEARCH_LIMIT,
-    diversity_cap: Annotated[
-        int,
-        Query(
-            ge=1,
-            le=MAX_SEARCH_LIMIT,
-            description=f"At most this many units from one signal, 1–{MAX_SEARCH_LIMIT}.",
-        ),
-    ] = DEFAULT_DIVERSITY_CAP,
+    request: Request, _principal: ApiKeyDep, snapshot: SnapshotDep, **given: Any
 ) -> Response:
     answer = partial(
-        service.search,
-        snapshot,
-        request.app.state.query_embedder,
-        q=q,
-        similar_to=similar_to,
-        role=role,
-        entity=entity,
-        theme=theme,
-        content_type=content_type,
-        published_after=published_after,
-        published_before=published_before,
-        window=window,
-        recency_boost=recency_boost,
-        limit=limit,
-        diversity_cap=diversity_cap,
+        service.search, snapshot, request.app.state.query_embedder, **SEARCH.forward(given)
     )
     # embedding the query and both legs block: keep them off the event loop
     body = await to_thread.run_sync(answer, limiter=request.app.state.search_limiter)

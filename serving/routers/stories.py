@@ -1,20 +1,19 @@
 """``GET /v1/stories`` (keyset-paged, newest activity first) and ``GET /v1/stories/{story_id}``,
-answered from the snapshot's pre-rendered JSON bytes."""
+answered from the snapshot's pre-rendered JSON bytes; the list's parameters are declared in
+``serving.arguments``."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Path, Response
 
 from readmodel import service
 from readmodel.models import StoryDetail, StoryList, error_responses
-from readmodel.responses import DEFAULT_LIMIT, MAX_LIMIT
 from readmodel.service import ABOUT
-from serving import filters
+from serving.arguments import STORIES
 from serving.deps import ApiKeyDep, SnapshotDep
 from serving.openapi import example
-from serving.routers.signals import CURSOR, PAGE_LIMIT
 
 router = APIRouter(tags=["stories"])
 
@@ -31,25 +30,9 @@ _LIST_400 = "Here: a `cursor` not issued by this endpoint; a malformed `window`.
     summary="List stories, newest activity first",
     description=ABOUT["list_stories"],
 )
-async def list_stories(
-    _principal: ApiKeyDep,
-    snapshot: SnapshotDep,
-    entity: Annotated[str | None, filters.STORY_ENTITY.query()] = None,
-    theme: Annotated[str | None, filters.STORY_THEME.query()] = None,
-    window: Annotated[str | None, filters.STORY_WINDOW.query()] = None,
-    min_sources: Annotated[int, filters.MIN_SOURCES.query()] = 1,
-    cursor: Annotated[str | None, Query(description=CURSOR)] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description=PAGE_LIMIT)] = DEFAULT_LIMIT,
-) -> Response:
-    body = service.list_stories(
-        snapshot,
-        entity=entity,
-        theme=theme,
-        window=window,
-        min_sources=min_sources,
-        cursor=cursor,
-        limit=limit,
-    )
+@STORIES.route
+async def list_stories(_principal: ApiKeyDep, snapshot: SnapshotDep, **given: Any) -> Response:
+    body = service.list_stories(snapshot, **STORIES.forward(given))
     return Response(body, media_type="application/json")
 
 
