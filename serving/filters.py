@@ -93,7 +93,19 @@ class ListFilter:
             raise Declined(value) from None
 
 
-_THEME_FOR_MCP = "One of the 12 canonical theme labels (any case). Unknown → error."
+def _theme(rest: str) -> ListFilter:
+    """A theme label filter; ``rest`` says what it selects. The schema lists the 12 labels; the
+    route also takes them in any case (THEME_MATCHING), so the check stays the service's and an
+    unknown label stays a 404, not a 422."""
+    return ListFilter(
+        str | None,
+        rest=rest + " " + THEME_MATCHING,
+        mcp="One of the 12 canonical theme labels (any case). Unknown → error.",
+        max_length=MAX_THEME_CHARS,
+        rest_schema=theme_enum,
+    )
+
+
 _UNRATED = f" Entities below {MIN_LABELLED} signals have no label and never match."
 
 # /v1/signals, /v1/search and their MCP tools
@@ -105,15 +117,7 @@ ENTITY = ListFilter(
     "members. Unknown → error.",
     max_length=MAX_ENTITY_FILTER_CHARS,
 )
-# The schema lists the 12 labels; the route also takes them in any case (THEME_MATCHING), so
-# the check stays the service's and an unknown label stays a 404, not a 422.
-THEME = ListFilter(
-    str | None,
-    rest="One of the 12 canonical theme labels (either axis). " + THEME_MATCHING,
-    mcp=_THEME_FOR_MCP,
-    max_length=MAX_THEME_CHARS,
-    rest_schema=theme_enum,
-)
+THEME = _theme("One of the 12 canonical theme labels (either axis).")
 KEYWORD = ListFilter(
     str | None,
     rest="A literal word or phrase, matched whole-word in any case against the title and the "
@@ -212,13 +216,7 @@ CURSOR = ListFilter(
 LIMIT = ListFilter(int, rest=f"Page size, 1–{MAX_LIMIT}.", mcp="Page size.", ge=1, le=MAX_LIMIT)
 
 # /v1/entities and its MCP tool
-ENTITY_THEME = ListFilter(
-    str | None,
-    rest="Entities with at least one signal carrying this theme label. " + THEME_MATCHING,
-    mcp=_THEME_FOR_MCP,
-    max_length=MAX_THEME_CHARS,
-    rest_schema=theme_enum,
-)
+ENTITY_THEME = _theme("Entities with at least one signal carrying this theme label.")
 ENTITY_TYPE = ListFilter(EntityType | None, rest="Only entities of this type.", mcp="Entity type.")
 NAME = ListFilter(
     str | None,
@@ -257,13 +255,7 @@ MODE = ListFilter(
     "notable, by signal count.",
     mcp="rising, hot, consistent or new.",
 )
-TRENDING_THEME = ListFilter(
-    str | None,
-    rest="Only entities with a signal carrying this theme label. " + THEME_MATCHING,
-    mcp=_THEME_FOR_MCP,
-    max_length=MAX_THEME_CHARS,
-    rest_schema=theme_enum,
-)
+TRENDING_THEME = _theme("Only entities with a signal carrying this theme label.")
 TYPE_PRIMARY = ListFilter(
     TypePrimary | None,
     rest="Coarse type: `Organization`, `Person`, `Product` (models, hardware, other) or `Other` "
@@ -282,13 +274,7 @@ STORY_ENTITY = ListFilter(
     "members. Unknown → error.",
     max_length=MAX_ENTITY_FILTER_CHARS,
 )
-STORY_THEME = ListFilter(
-    str | None,
-    rest="Stories with a signal carrying this theme label. " + THEME_MATCHING,
-    mcp=_THEME_FOR_MCP,
-    max_length=MAX_THEME_CHARS,
-    rest_schema=theme_enum,
-)
+STORY_THEME = _theme("Stories with a signal carrying this theme label.")
 STORY_WINDOW = ListFilter(
     str | None,
     rest="Stories active in the window: `last_seen` at or after the snapshot's `as_of` minus "
