@@ -576,6 +576,7 @@ GENERIC_DAYS = 3
 COMMON_SHARE = 0.01
 # a lead sentence longer than this is cut at a word, with an ellipsis
 TITLE_CHARS = 160
+_DIGIT = re.compile(r"\d")
 _DATE_PREFIX = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{2,4}\s*:?\s*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z@\"“(])")
 
@@ -627,7 +628,13 @@ class _TitleEvidence:
         for ts in text_terms:
             for t in ts:
                 df[t] = df.get(t, 0) + 1
-        common = {t for t, n in df.items() if n > max(COMMON_SHARE * len(texts), 5)}
+        # a name, version or amount ("o1", "gpt-4o", "$6.6b") or a word of four letters or
+        # more that few inputs use: short words ("the", "of", "new") name nothing
+        common = {
+            t
+            for t, n in df.items()
+            if n > max(COMMON_SHARE * len(texts), 5) or (len(t) < 4 and not _DIGIT.search(t))
+        }
         generic = generic_titles(items)
         return cls(
             [ts - common for ts in title_terms],
@@ -773,8 +780,9 @@ def build_stories(
     ``entity_ids``) or plain served signals (each one item; entities from ``signal_entities``),
     ``vectors`` row-aligned; ``copy_key`` is the same for a reprint and its original.
     ``signal_entities``: (``signal_id``, ``entity_id``); ``signal_themes``: (``signal_id``,
-    ``value_chain``, ``market_force``); ``previous``: the last build's (``signal_id``,
-    ``story_id``), whose ids carry over (``carry_ids``).
+    ``value_chain``, ``market_force``); ``previous``: the last build's ``STORIES`` rows (or its
+    whole members' (``signal_id``, ``story_id``)), whose ids carry over (``member_keys``,
+    ``carry_ids``).
     """
     if signals.height == 0:
         return pl.DataFrame(schema=STORIES), pl.DataFrame(schema=STORY_SIGNALS)
@@ -786,11 +794,18 @@ def build_stories(
     rows = items.with_columns(
         pl.Series("label", labels, dtype=pl.Int64), pl.int_range(pl.len()).alias("_row")
     ).sort("published_at", SIGNAL_ID, "item_id")
-    members = rows.select(
-        "label", SIGNAL_ID, pl.col("item_id").first().over("label").alias("first_id")
-    ).unique(["label", SIGNAL_ID], keep="first", maintain_order=True)
-    prior = previous if previous is not None else pl.DataFrame(schema=STORY_SIGNALS)
-    ids, merged, split = carry_ids(members, prior)
+    keys = [
+        [f"{sid}#{u}" for u in units] if units else [sid]
+        for sid, units in rows.select(SIGNAL_ID, "unit_ids").iter_rows()
+    ]
+    members = (
+        rows.select("label", pl.col("item_id").first().over("label").alias("first_id"))
+        .with_columns(pl.Series(SIGNAL_ID, keys, dtype=pl.List(pl.String)))
+        .explode(SIGNAL_ID)
+        .unique(["label", SIGNAL_ID], keep="first", maintain_order=True)
+        .select("label", SIGNAL_ID, "first_id")
+    )
+    ids, merged, split = carry_ids(members, member_keys(previous))
     keyed = pl.DataFrame(
         {
             "label": list(ids),
@@ -825,6 +840,29 @@ def build_stories(
         .sort(SIGNAL_ID, STORY_ID)
     )
     return stories, membership
+
+
+def member_keys(previous: pl.DataFrame | None) -> pl.DataFrame:
+    """The (``signal_id``: member key, ``story_id``) rows ids are carried by (``carry_ids``),
+    from a previous build's ``STORIES`` rows or plain (``signal_id``, ``story_id``) rows of whole
+    members: a whole member's key is its signal id; a roundup's part has one key per unit,
+    ``<signal_id>#<unit_id>``, so each item carries its own story's id."""
+    if previous is None:
+        return pl.DataFrame(schema=STORY_SIGNALS)
+    if "signal_ids" not in previous.columns:
+        return previous.select(SIGNAL_ID, STORY_ID)
+    whole = previous.select(STORY_ID, pl.col("signal_ids").alias(SIGNAL_ID)).explode(SIGNAL_ID)
+    parts = (
+        previous.select(STORY_ID, "parts")
+        .explode("parts")
+        .drop_nulls("parts")
+        .select(STORY_ID, pl.col("parts").struct.unnest())
+    )
+    keyed = parts.explode("unit_ids").select(
+        (pl.col(SIGNAL_ID) + "#" + pl.col("unit_ids")).alias(SIGNAL_ID), STORY_ID
+    )
+    whole = whole.join(parts.select(STORY_ID, SIGNAL_ID), on=[STORY_ID, SIGNAL_ID], how="anti")
+    return pl.concat([whole.select(SIGNAL_ID, STORY_ID), keyed]).drop_nulls()
 
 
 def signal_story(stories: pl.DataFrame) -> dict[str, str]:

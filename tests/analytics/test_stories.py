@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import orjson
 import polars as pl
 
 from analytics.embedding import EMBEDDING_DIM
@@ -347,3 +348,154 @@ def test_term_similarities_do_not_depend_on_the_hash_seed() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(digests) == 1, digests
+
+
+def test_chapters_of_one_publisher_are_one_source_and_link_text_is_no_publisher() -> None:
+    signals = frame(
+        [
+            ("ch1", 0, "youtube.com", "The Pod", None),  # three chapters of one episode
+            ("ch2", 0, "youtube.com", "The Pod", None),
+            ("ch3", 0, "youtube.com", "the pod ", None),
+            # an "author" that is a sentence: the domain speaks, with and without www.
+            ("w1", 0, "www.news.com", "read more here: the full thread, and replies", None),
+            ("w2", 0, "news.com", None, None),
+        ]
+    )
+    vectors = np.stack([direction(0, 0.02 * i) for i in range(5)])
+    stories, _ = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES)
+    assert stories["signal_count"].to_list() == [5]
+    assert stories["independent_sources"].to_list() == [2]  # "the pod" and news.com
+    only_pod, _ = build_stories(signals.head(3), vectors[:3], NO_ENTITIES, NO_THEMES)
+    assert only_pod["independent_sources"].to_list() == [1]
+
+
+def leads(rows: Sequence[tuple[str, int, str, str, str]]) -> pl.DataFrame:
+    """(signal_id, day offset, author, title, text) rows; the text is also the lead."""
+    signals = frame([(r[0], r[1], "x.com", r[2], None) for r in rows])
+    return signals.with_columns(
+        pl.Series("title", [r[3] for r in rows]),
+        pl.Series("text", [r[4] for r in rows]),
+        pl.Series("lead", [r[4] for r in rows]),
+    )
+
+
+def test_a_title_used_on_many_days_never_titles_a_story() -> None:
+    # the digest's title recurs on three days: a heading, not an event
+    rows = [
+        (f"d{d}", 4 * d, "AINews", "not much happened today", f"Item {d} of the day.")
+        for d in range(3)
+    ]
+    rows.append(("p", 8, "ann", "Talk of the town", "Acme ships Rocket-2 to everyone. More."))
+    vectors = np.stack([direction(0), direction(3), direction(6), direction(6, 0.05)])
+    stories, _ = build_stories(leads(rows), vectors, NO_ENTITIES, NO_THEMES)
+    titles = dict(zip(stories["title_signal_id"], stories["title"], strict=True))
+    assert titles["d0"] == "Item 0 of the day."
+    # the story of d2 and p: neither title names what the texts name; the central's lead does
+    joint = stories.filter(pl.col("signal_count") == 2).row(0, named=True)
+    assert joint["title"] in ("Item 2 of the day.", "Acme ships Rocket-2 to everyone.")
+    assert "not much happened" not in " ".join(stories["title"].to_list())
+
+
+def test_the_most_specific_member_title_names_the_story() -> None:
+    rows = [
+        ("a", 0, "ann", "Big news", "Acme released Rocket-2 with 70b parameters."),
+        ("b", 0, "bob", "Rocket-2 from Acme: 70b and open", "Rocket-2 is out, 70b, open."),
+    ]
+    vectors = np.stack([direction(0), direction(0, 0.05)])
+    stories, _ = build_stories(leads(rows), vectors, NO_ENTITIES, NO_THEMES)
+    assert stories["title"].to_list() == ["Rocket-2 from Acme: 70b and open"]
+
+
+def test_a_long_lead_is_cut_at_a_word() -> None:
+    from analytics.stories import TITLE_CHARS, lead_title
+
+    long = "Acme " + "launches a very long thing " * 20
+    cut = lead_title(long)
+    assert len(cut) <= TITLE_CHARS and cut.endswith("…") and " " in cut
+    assert lead_title("First one. Second one.") == "First one."
+
+
+def roundup_inputs() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """A digest (three unrelated units) and two posts, each about one of its items; returns
+    (served signals, units, unit embeddings, unit entities)."""
+    served = leads(
+        [
+            ("dig", 0, "AINews", "not much happened today", "Rocket. Llama. Weather."),
+            ("p1", 0, "ann", "Rocket-2 is out", "Acme ships Rocket-2."),
+            ("p2", 0, "bob", "Llama-9 weights", "Meta posts Llama-9."),
+        ]
+    ).with_columns(pl.lit(None, dtype=pl.String).alias("copy_key"))
+    units = pl.DataFrame(
+        {
+            "unit_id": ["dig:0", "dig:1", "dig:2", "p1:0", "p2:0"],
+            "signal_id": ["dig", "dig", "dig", "p1", "p2"],
+            "text": ["Acme ships Rocket-2.", "Meta posts Llama-9.", "Rain.", "x", "y"],
+            "start_char": [0, 8, 15, 0, 0],
+            "end_char": [7, 14, 23, 10, 10],
+        }
+    )
+    vectors = [direction(0), direction(10), direction(20), direction(0, 0.05), direction(10, 0.05)]
+    embeddings = pl.DataFrame(
+        {"unit_id": units["unit_id"], "vector": np.stack(vectors)},
+        schema={"unit_id": pl.String, "vector": pl.Array(pl.Float32, EMBEDDING_DIM)},
+    )
+    unit_entities = pl.DataFrame({"unit_id": ["dig:0", "p1:0"], "entity_id": ["ent_acme"] * 2})
+    return served, units, embeddings, unit_entities
+
+
+def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_parts() -> None:
+    from analytics.stories import render_stories, signal_story, story_items
+
+    served, units, embeddings, unit_entities = roundup_inputs()
+    whole = signal_vectors(
+        served["signal_id"].to_list(),
+        units["signal_id"].to_list(),
+        np.stack(embeddings["vector"].to_list()).astype(np.float32),
+    )
+    items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    assert items["item_id"].to_list() == ["dig#0", "dig#1", "dig#2", "p1", "p2"]
+    assert items.filter(pl.col("item_id") == "dig#0")["entity_ids"].to_list() == [["ent_acme"]]
+    stories, membership = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
+    by_title_signal = {r["title_signal_id"]: r for r in stories.iter_rows(named=True)}
+    rocket = next(r for r in stories.iter_rows(named=True) if "p1" in r["signal_ids"])
+    assert rocket["signal_ids"] == ["dig", "p1"] and rocket["signal_count"] == 2
+    assert rocket["parts"] == [{"signal_id": "dig", "unit_ids": ["dig:0"]}]
+    assert rocket["independent_sources"] == 2
+    assert "not much happened" not in rocket["title"]
+    llama = next(r for r in stories.iter_rows(named=True) if "p2" in r["signal_ids"])
+    assert llama["parts"] == [{"signal_id": "dig", "unit_ids": ["dig:1"]}]
+    assert len(by_title_signal) == 3  # the rain item is a story of its own
+    # the digest is a member of all three stories; its card names the first by its units
+    assert membership.filter(pl.col("signal_id") == "dig").height == 3
+    of = signal_story(stories)
+    assert of["p1"] == rocket["story_id"] and of["p2"] == llama["story_id"]
+    assert of["dig"] in set(stories["story_id"].to_list())
+    signals = served.with_columns(pl.lit("https://x.com/s").alias("url"))
+    entities = pl.DataFrame(schema={"entity_id": pl.String, "name": pl.String, "type": pl.String})
+    rendered = render_stories(stories, signals, entities, units)
+    detail = orjson.loads(
+        rendered.filter(pl.col("story_id") == rocket["story_id"])["detail_json"].item()
+    )
+    assert detail["parts"] == [
+        {"signal_id": "dig", "units": [{"unit_id": "dig:0", "text": "Acme ships Rocket-2."}]}
+    ]
+    plain = orjson.loads(rendered["list_json"][0])
+    assert "parts" not in plain
+
+
+def test_a_roundups_story_ids_follow_its_items_across_rebuilds() -> None:
+    from analytics.stories import story_items
+
+    served, units, embeddings, unit_entities = roundup_inputs()
+    whole = signal_vectors(
+        served["signal_id"].to_list(),
+        units["signal_id"].to_list(),
+        np.stack(embeddings["vector"].to_list()).astype(np.float32),
+    )
+    items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    first, members = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
+    # by signal alone the digest, in all three stories, would tie them: its parts carry per unit
+    again, _ = build_stories(items, vectors, NO_ENTITIES, NO_THEMES, previous=first)
+    assert sorted(again["story_id"].to_list()) == sorted(first["story_id"].to_list())
+    assert len(set(first["story_id"].to_list())) == 3
+    assert again["merged_from"].list.len().sum() == 0 and again["split_from"].null_count() == 3

@@ -385,9 +385,7 @@ def stories(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
         item_vectors,
         signal_entities,
         read_table(data, "signal_themes", SIGNAL_THEMES),
-        previous=previous.select("story_id", pl.col("signal_ids").alias("signal_id")).explode(
-            "signal_id"
-        ),
+        previous=previous,
         params=StoryParams(),
     )
     write_table(data, "stories", built)
