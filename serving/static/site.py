@@ -539,17 +539,36 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
             )
     for story in data.stories:
         story_id = story["story_id"]
+        publishers = story["independent_sources"]
         yield (
             Feed(
                 story_feed_path(story_id),
                 f"urn:aimi:feed:story:{story_id}",
                 f"aimi story: {story['title']}",
-                f"The signals of one story ({story['independent_sources']} independent sources), "
-                "newest first.",
+                f"The signals of one story ({publishers} independent "
+                f"{'publisher' if publishers == 1 else 'publishers'}), newest first; a roundup "
+                "shows only its items on this story.",
                 story_page(story_id),
             ),
-            [data.detail(s["signal_id"]) for s in story["signals"][:FEED_ENTRIES]],
+            [
+                story_entry(data.detail(s["signal_id"]), story)
+                for s in story["signals"][:FEED_ENTRIES]
+            ],
         )
+
+
+def story_entry(detail: Mapping[str, Any], story: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A signal's detail as a story's feed shows it: a roundup's (issue 45) with only its
+    units that report the story's event (the story's ``parts``), any other signal whole."""
+    units = {
+        unit["unit_id"]
+        for part in story.get("parts", ())
+        if part["signal_id"] == detail["signal_id"]
+        for unit in part["units"]
+    }
+    if not units:
+        return detail
+    return {**detail, "units": [u for u in detail["units"] if u["unit_id"] in units]}
 
 
 def write_feeds(data: SiteData, writer: SiteWriter) -> int:
