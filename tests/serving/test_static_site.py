@@ -24,7 +24,7 @@ from serving.app import create_app
 from serving.static.charts import counted
 from serving.static.mount import mount_site
 from serving.static.paths import decode_segment, encode_segment
-from serving.static.site import p_text
+from serving.static.site import p_text, story_entry
 from tests.contract.helpers import parse_time, walk
 from tests.serving.conftest import DEV_KEY, make_settings
 from warehouse.paths import DataDir
@@ -385,3 +385,13 @@ def test_pages_name_their_feed_and_the_feeds_bytes_depend_on_the_signals_only(
             assert path.read_bytes() == (site / path.relative_to(again)).read_bytes(), path
     finally:
         shutil.rmtree(again)
+
+
+def test_a_story_feed_shows_only_a_roundups_units_on_the_story() -> None:
+    units = [{"unit_id": u, "role": "claim", "text": u} for u in ("u0", "u1", "u2")]
+    digest = {"signal_id": "dig", "units": units}
+    story = {"parts": [{"signal_id": "dig", "units": [{"unit_id": "u1", "text": "u1"}]}]}
+    assert [u["unit_id"] for u in story_entry(digest, story)["units"]] == ["u1"]
+    post = {"signal_id": "p1", "units": units}
+    assert story_entry(post, story) is post
+    assert story_entry(digest, {}) is digest
