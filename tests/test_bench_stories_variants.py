@@ -159,7 +159,10 @@ def test_a_burst_term_new_today_outweighs_a_steady_one_of_the_same_idf(
         idf = TermIdf(90)
         idf.add_day(START.date(), before)
         idf.add_day(START.date() + timedelta(days=1), today)
-        return v.Variant(v.BenchParams(term_burst=burst)).term_vectors(idf, today)[0]
+        out: dict[str, float] = v.Variant(v.BenchParams(term_burst=burst)).term_vectors(idf, today)[
+            0
+        ]
+        return out
 
     plain = weights(None)
     assert abs(plain["steady"] - plain["burst"]) < 1e-9

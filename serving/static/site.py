@@ -557,7 +557,7 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
         )
 
 
-def story_entry(detail: Mapping[str, Any], story: Mapping[str, Any]) -> Mapping[str, Any]:
+def story_entry(detail: dict[str, Any], story: Mapping[str, Any]) -> dict[str, Any]:
     """A signal's detail as a story's feed shows it: a roundup's (issue 45) with only its
     units that report the story's event (the story's ``parts``), any other signal whole."""
     units = {
