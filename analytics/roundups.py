@@ -11,9 +11,10 @@ A roundup is recognised from its text alone, never from a corpus's annotations:
    ``RoundupParams.join`` are one *item* (an announcement and its figures);
 3. the signal is a roundup when it has at least ``min_items`` items and they are *broad*: the
    mean pairwise cosine of the items' vectors is at most ``breadth`` (a post about one launch
-   stays close to itself, a digest of unrelated launches does not) — or when its text is a list
-   (at least ``min_items`` lines opening with a bullet or a number) of at least ``min_items``
-   items.
+   stays closer to itself than a digest of unrelated launches) and at least ``min_items`` items
+   each name an entity no other item names (a post about one launch keeps naming it, with its
+   discussion; a digest names new players item after item) — or when its text is a list (at
+   least ``min_items`` lines opening with a bullet or a number) of at least ``min_items`` items.
 
 Units without a span on the text (an abstractive summary of the whole) belong to no item: a
 summary of everything is not an item of one event.
@@ -42,8 +43,9 @@ _LIST_LINE = re.compile(r"^\s*(?:[-*•▪–]|\d{1,2}[.)])\s+\S", re.MULTILINE)
 
 @dataclass(frozen=True)
 class RoundupParams:
-    """What makes a signal a roundup (docs/quality-stories.md: set by reading AINews 2024 memos
-    and social posts, before any judged figure was computed)."""
+    """What makes a signal a roundup (docs/quality-stories.md: set by reading AINews memos and
+    social posts and the spread of these two measures over them, before any judged figure was
+    computed)."""
 
     # a roundup has at least this many items
     min_items: int = 3
@@ -87,6 +89,29 @@ def _mean(vectors: FloatMatrix) -> FloatMatrix:
     return out
 
 
+def _broad(
+    groups: list[list[int]],
+    seg_vectors: list[FloatMatrix],
+    seg_entities: list[frozenset[str]],
+    params: RoundupParams,
+) -> bool:
+    """Whether the items cover unrelated subjects: far apart in meaning (mean pairwise cosine
+    at most ``breadth``) and at least ``min_items`` of them naming an entity no other item
+    names (a post about one launch keeps naming it; a digest names a new player per item)."""
+    vectors = np.stack([_mean(np.stack([seg_vectors[i] for i in g])) for g in groups])
+    cosine = vectors @ vectors.T
+    n = len(groups)
+    if (float(cosine.sum()) - float(np.trace(cosine))) / (n * (n - 1)) > params.breadth:
+        return False
+    named = [frozenset().union(*(seg_entities[i] for i in g)) for g in groups]
+    own = sum(
+        1
+        for k, mine in enumerate(named)
+        if mine - frozenset().union(*(x for j, x in enumerate(named) if j != k))
+    )
+    return own >= params.min_items
+
+
 def split_items(
     signal_id: str,
     text: str,
@@ -112,14 +137,9 @@ def split_items(
             groups.append([i])
     if len(groups) < params.min_items:
         return []
-    item_vectors = np.stack([_mean(np.stack([seg_vectors[i] for i in g])) for g in groups])
     listed = len(_LIST_LINE.findall(text)) >= params.min_items
-    if not listed:
-        cosine = item_vectors @ item_vectors.T
-        n = len(groups)
-        mean = (float(cosine.sum()) - float(np.trace(cosine))) / (n * (n - 1))
-        if mean > params.breadth:
-            return []
+    if not listed and not _broad(groups, seg_vectors, seg_entities, params):
+        return []
     return [
         Item(signal_id, k, tuple(u for i in g for u in segments[i])) for k, g in enumerate(groups)
     ]

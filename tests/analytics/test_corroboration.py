@@ -265,6 +265,17 @@ def test_a_roundup_and_the_posts_of_its_days_do_not_corroborate_each_other() -> 
         orient="row",
     )
     vectors = pl.concat([vectors, more])
+    # each item of the digest names a player of its own
+    mentions = pl.concat(
+        [
+            mentions,
+            pl.DataFrame(
+                [("u_digest_x", "ent:/bolt"), ("u_digest_y", "ent:/valley")],
+                schema=UNIT_ENTITIES,
+                orient="row",
+            ),
+        ]
+    )
     summary = pl.DataFrame(
         [
             {

@@ -439,7 +439,12 @@ def roundup_inputs() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataF
         {"unit_id": units["unit_id"], "vector": np.stack(vectors)},
         schema={"unit_id": pl.String, "vector": pl.Array(pl.Float32, EMBEDDING_DIM)},
     )
-    unit_entities = pl.DataFrame({"unit_id": ["dig:0", "p1:0"], "entity_id": ["ent_acme"] * 2})
+    unit_entities = pl.DataFrame(
+        {
+            "unit_id": ["dig:0", "dig:1", "dig:2", "p1:0"],
+            "entity_id": ["ent_acme", "ent_meta", "ent_rain", "ent_acme"],
+        }
+    )
     return served, units, embeddings, unit_entities
 
 
