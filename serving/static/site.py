@@ -439,6 +439,8 @@ def pages(data: SiteData) -> Iterator[Page]:
                 "title": story["title"],
                 "story": story,
                 "cards": [data.card(signal["signal_id"]) for signal in story["signals"]],
+                # a roundup's units on this story (issue 45), by its signal id
+                "parts": {part["signal_id"]: part for part in story.get("parts", ())},
                 "with_page": data.with_page,
                 "feeds": [feed_link(story_feed_path(story_id), f"Story: {story['title']}")],
             },
