@@ -11,11 +11,12 @@ Usage:
     # and, with --judged, the judged ones with Wilson 95 % intervals
     .venv/bin/python bench/stories/trust.py --warehouse W --before B.parquet \
         [--judged bench/stories/trust_judged.json] [--json OUT]
-    # samples to judge, printed blind (never committed: corpus text): multi-signal stories
-    # (every member against the central one), event singletons (with their nearest posts of
-    # the 3 days either side, title + text cosine from embed_cache.py's F), corroborating links
-    .venv/bin/python bench/stories/trust.py --warehouse W --before B.parquet --title-text F \
-        --draw stories|singletons|links --year Y --n N --seed S [--which before|after]
+    # samples to judge, printed blind (never committed: corpus text): pairs of one story's
+    # members, multi-signal stories (every member against the central one), event singletons
+    # (with their nearest posts of the 3 days either side), corroborating links
+    .venv/bin/python bench/stories/trust.py --warehouse W --before B.parquet \
+        --draw pairs|stories|singletons|links --year Y --n N --seed S [--which before|after] \
+        --out SKELETON.json
 
 What is mechanical is counted exactly; what needs reading is sampled uniformly (seeded) and
 judged by the rule of docs/quality-stories.md before any figure of the sample is computed. The
@@ -165,20 +166,62 @@ def draw_stories(
     return out
 
 
-def draw_singletons(
-    warehouse: Path, stories: pl.DataFrame, title_text: Path, year: int, n: int, seed: int
+def draw_pairs(
+    warehouse: Path, stories: pl.DataFrame, year: int, n: int, seed: int
 ) -> list[dict[str, Any]]:
-    """``n`` social posts of ``year`` alone in their story, uniformly, each with the 5 social
-    posts nearest it by title + text cosine among those published within 3 days of it (in other
-    stories), to judge whether it reports a specific event and whether one of them reports the
-    same one (a missed grouping)."""
+    """``n`` pairs of members of one story of ``year`` (every pair of every multi-signal story,
+    uniformly: a roundup member shown by its part's units), each printed in a random order, to
+    judge whether the two report the same event: the pair precision of the grouping."""
     texts = _texts(warehouse)
-    cache = np.load(title_text)
-    ids = cache["signal_id"].tolist()
+    unit_text = dict(read(warehouse, "units").select("unit_id", "text").iter_rows())
+    pool: list[tuple[str, str, str]] = []
+    shown: dict[tuple[str, str], str] = {}
+    for story in stories.filter(
+        (pl.col("signal_count") > 1) & (pl.col("first_seen").dt.year() == year)
+    ).iter_rows(named=True):
+        parts = {p["signal_id"]: p["unit_ids"] for p in story.get("parts") or []}
+        members = sorted(story["signal_ids"])
+        for sid in members:
+            body = texts[sid][1][:500]
+            if sid in parts:
+                body = " ".join(unit_text[u] for u in parts[sid])
+            shown[(story["story_id"], sid)] = body
+        pool += [(story["story_id"], a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
+    rng = random.Random(seed)
+    out = []
+    print(f"{len(pool)} pairs in the multi-signal stories of {year}")
+    for k, (story_id, a, b) in enumerate(sorted(rng.sample(sorted(pool), min(n, len(pool))))):
+        print(f"\n=== pair {k} {story_id}")
+        for sid in rng.sample([a, b], 2):
+            title, _, published, who = texts[sid]
+            print(f"- {sid} {published:%Y-%m-%d} {who}: {title!r}: {shown[(story_id, sid)]!r}")
+        out.append({"story_id": story_id, "a": a, "b": b, "same_event": None, "note": ""})
+    return out
+
+
+def draw_singletons(
+    warehouse: Path, stories: pl.DataFrame, year: int, n: int, seed: int
+) -> list[dict[str, Any]]:
+    """``n`` social posts of ``year`` alone in their story, uniformly, each with the 5 posts
+    nearest it (cosine of the stories' own signal vectors: the mean of their units' MiniLM
+    vectors) among those published within 3 days of it, to judge whether it reports a specific
+    event and whether one of them reports the same one (a missed grouping)."""
+    from analytics.stories import story_inputs
+
+    texts = _texts(warehouse)
+    signals = read(warehouse, "signals")
+    served, vectors = story_inputs(
+        signals, read(warehouse, "units"), read(warehouse, "unit_embeddings"), AS_OF
+    )
+    ids = served["signal_id"].to_list()
     row = {s: i for i, s in enumerate(ids)}
-    vectors = cache["vector"].astype(np.float32)
-    alone = stories.filter((pl.col("signal_count") == 1) & (pl.col("first_seen").dt.year() == year))
-    candidates = sorted(s[0] for s in alone["signal_ids"].to_list() if s[0] in row)
+    social = set(signals.filter(pl.col("kind") == "social")["signal_id"].to_list())
+    alone = stories.filter(
+        (pl.col("signal_count") == 1)
+        & (pl.col("first_seen").dt.year() == year)
+        & (pl.col("parts").list.len() == 0)
+    )
+    candidates = sorted(s[0] for s in alone["signal_ids"].to_list() if s[0] in social)
     day = np.asarray([texts[s][2].timestamp() for s in ids])
     out = []
     for k, sid in enumerate(random.Random(seed).sample(candidates, min(n, len(candidates)))):
@@ -240,7 +283,9 @@ def judged_figures(judged: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, sample in judged["samples"].items():
         rows = sample["rows"]
-        if sample["kind"] == "stories":
+        if sample["kind"] == "pairs":
+            out[name] = {"same_event": wilson(sum(r["same_event"] for r in rows), len(rows))}
+        elif sample["kind"] == "stories":
             out[name] = {"one_event": wilson(sum(r["one_event"] for r in rows), len(rows))}
         elif sample["kind"] == "singletons":
             events = [r for r in rows if r["event"]]
@@ -262,8 +307,7 @@ def main() -> None:
     parser.add_argument("--warehouse", type=Path, required=True)
     parser.add_argument("--before-out", type=Path, help="write the method's tables here")
     parser.add_argument("--before", type=Path, help="the method before's tables (stories)")
-    parser.add_argument("--title-text", type=Path, help="from embed_cache.py (--draw singletons)")
-    parser.add_argument("--draw", choices=("stories", "singletons", "links"))
+    parser.add_argument("--draw", choices=("pairs", "stories", "singletons", "links"))
     parser.add_argument("--which", choices=("before", "after"), default="after")
     parser.add_argument("--year", type=int, default=2024)
     parser.add_argument("--n", type=int, default=20)
@@ -288,14 +332,12 @@ def main() -> None:
     if args.draw is not None:
         if args.out is None:
             parser.error("--draw needs --out")
-        if args.draw == "stories":
+        if args.draw == "pairs":
+            rows = draw_pairs(args.warehouse, chosen["stories"], args.year, args.n, args.seed)
+        elif args.draw == "stories":
             rows = draw_stories(args.warehouse, chosen["stories"], args.year, args.n, args.seed)
         elif args.draw == "singletons":
-            if args.title_text is None:
-                parser.error("--draw singletons needs --title-text")
-            rows = draw_singletons(
-                args.warehouse, chosen["stories"], args.title_text, args.year, args.n, args.seed
-            )
+            rows = draw_singletons(args.warehouse, chosen["stories"], args.year, args.n, args.seed)
         else:
             rows = draw_links(args.warehouse, chosen["links"], args.year, args.n, args.seed)
         args.out.write_text(json.dumps(rows, indent=1))
