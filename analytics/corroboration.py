@@ -13,9 +13,10 @@ corroborate) are *linked* when
    "a record" agree, "405B" and "8B" do not) — or they state one amount, share or date each
    for the same thing and the two differ (below: that contests).
 
-and neither *derives* from the other (issue 45): a roundup (``analytics.roundups``: a digest of
-unrelated items, found from its text) summarises the posts of its days, so a roundup's claim
-and any claim published within ``DERIVED_DAYS`` of it are not independent; near-verbatim text
+and neither *derives* from the other (issue 45): a digest (``analytics.roundups``: at least
+three items naming players of their own, found from its text, ``DIGEST_PARAMS``) summarises the
+posts of its days, so a digest's claim and any claim published within ``DERIVED_DAYS`` of it are
+not independent; near-verbatim text
 (``verbatim``) or a shared link (the same source URL, or one citing the other's) is derivation
 too.
 
@@ -47,7 +48,7 @@ from analytics.copies import copy_of
 from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 from analytics.polarity import OPPOSITES, reversal_cues, words
 from analytics.render import served_signals
-from analytics.roundups import roundup_items
+from analytics.roundups import RoundupParams, roundup_items
 from analytics.schema import CLAIM_LINKS
 from analytics.stories import publisher_key, publisher_name
 
@@ -67,6 +68,10 @@ _DENIAL_WORDS = 3
 _NUMBER = re.compile(r"(?<![\w.\-])\d+(?:[.,]\d+)*")
 # a roundup's claims and the claims published this many days either side derive from one another
 DERIVED_DAYS = 1
+# a digest, for derivation: a signal of at least three items that each name a player of their
+# own, however close in meaning (stories split only the broad ones, ``RoundupParams``; a digest
+# of one day's news about a few related launches summarises its sources all the same)
+DIGEST_PARAMS = RoundupParams(breadth=1.0)
 # two claims sharing at least this share of the shorter one's word trigrams are one text
 VERBATIM = 0.6
 # amounts and shares a claim states: "$6.6 billion", "$40B", "49%", "49 percent"
@@ -191,7 +196,7 @@ def claim_inputs(
     (``CLAIM_ROLES``) of the served signals published up to ``as_of`` that mention at least one
     entity, with ``signal_id``, ``text``, ``published_at``, ``voice`` (the publisher),
     ``copy_of``, ``entity_key`` (the sorted entity ids, joined), ``roundup`` (whether the
-    signal is a roundup, ``analytics.roundups``), ``link`` (its URL, ``link_key``) and
+    signal is a digest, ``DIGEST_PARAMS``), ``link`` (its URL, ``link_key``) and
     ``cites`` (the URLs its text cites)."""
     served = served_signals(signals, units).filter(pl.col("published_at") <= as_of)
     keys = unit_entities.group_by("unit_id").agg(
@@ -204,7 +209,10 @@ def claim_inputs(
             strict=True,
         )
     )
-    roundups = {i.signal_id for i in roundup_items(served, units, vectors_by_unit, unit_entities)}
+    roundups = {
+        i.signal_id
+        for i in roundup_items(served, units, vectors_by_unit, unit_entities, DIGEST_PARAMS)
+    }
     texts = served["text"].fill_null("").to_list()
     signal_side = served.select(
         "signal_id",

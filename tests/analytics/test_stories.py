@@ -504,3 +504,32 @@ def test_a_roundups_story_ids_follow_its_items_across_rebuilds() -> None:
     assert sorted(again["story_id"].to_list()) == sorted(first["story_id"].to_list())
     assert len(set(first["story_id"].to_list())) == 3
     assert again["merged_from"].list.len().sum() == 0 and again["split_from"].null_count() == 3
+
+
+def test_an_author_that_is_a_phrase_of_the_text_is_link_text_not_a_publisher() -> None:
+    from analytics.stories import publisher_key
+
+    rows = pl.DataFrame(
+        {
+            "author": ["Source", "gdb", "discussed", "**15%** binding", "Jane Doe"],
+            "domain": ["www.reddit.com", "x.com", "reddit.com", "x.com", "blog.example"],
+            "text": [
+                "OpenAI rolls out voice mode. Source",
+                "@gdb shared the paper; gdb is great",
+                "A bill, discussed in /r/singularity.",
+                "15% binding in the lab.",
+                "A long essay on agents.",
+            ],
+        }
+    )
+    keys = rows.select(publisher_key().alias("k"))["k"].to_list()
+    assert keys == [
+        "domain:reddit.com",
+        "author:gdb",
+        "domain:reddit.com",
+        "domain:x.com",
+        "author:jane doe",
+    ]
+    # without the text, only the name's own form is read
+    plain = rows.select(publisher_key(text=False).alias("k"))["k"].to_list()
+    assert plain[0] == "author:source" and plain[3] == "domain:x.com"
