@@ -86,6 +86,11 @@ _DATE = re.compile(
     r"\b(" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b",
     re.IGNORECASE,
 )
+_MONTH_INDEX = {m[:3]: i for i, m in enumerate(_MONTHS)}
+# two numbers joined as a range: "30-40", "$30 to $40", "33–50%"
+_RANGE = re.compile(r"\d\s?(?:-|–|to)\s?\$?\d")
+# amounts and shares within this share of the larger one agree (a rounding: $97.4B, $97B)
+FIGURE_TOLERANCE = 0.05
 _URL = re.compile(r"https?://[^\s)\]>\"']+")
 
 
@@ -113,29 +118,48 @@ def numbers_agree(a: str, b: str) -> bool:
     return mine <= theirs or theirs <= mine
 
 
-def _amounts(text: str) -> dict[str, set[str]]:
-    """The amounts of money, shares and dates ``text`` states, by kind."""
+def _amounts(text: str) -> dict[str, dict[str, float]]:
+    """The amounts of money and shares ``text`` states (shown form → value) and its dates (shown
+    form → day of the year, roughly), by kind. A kind stated as a range ("$30-40 billion",
+    "33-50%") is left out: a range agrees with a figure inside it."""
     scale = {"bn": "billion", "b": "billion", "m": "million", "k": "thousand", "t": "trillion"}
-    money = {
-        f"${value.replace(',', '')} {scale.get(unit.lower(), unit.lower())}".strip()
-        for value, unit in _MONEY.findall(text)
+    factor = {"": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+    money: dict[str, float] = {}
+    for value, unit in _MONEY.findall(text):
+        word = scale.get(unit.lower(), unit.lower())
+        number = float(value.replace(",", ""))
+        money[f"${value.replace(',', '')} {word}".strip()] = number * factor[word]
+    shares = {f"{value}%": float(value) for value in _SHARE.findall(text)}
+    dates = {
+        f"{month[:3].title()} {int(day)}": 31.0 * _MONTH_INDEX[month[:3].lower()] + int(day)
+        for month, day in _DATE.findall(text)
     }
-    shares = {f"{value}%" for value in _SHARE.findall(text)}
-    dates = {f"{month[:3].title()} {int(day)}" for month, day in _DATE.findall(text)}
-    return {"money": money, "share": shares, "date": dates}
+    ranged = _RANGE.search(text) is not None
+    return {
+        "money": {} if ranged else money,
+        "share": {} if ranged else shares,
+        "date": dates,
+    }
 
 
 def incompatible(a: str, b: str) -> list[str]:
     """The figures two claims about one thing state differently: for each kind (money, share,
-    date) of which each claim states exactly one, and the two differ, a cue "X vs Y". The other
-    numbers of the two must agree (one's all among the other's), or they are about different
-    things and nothing is said."""
+    date) of which each claim states exactly one, and the two differ (amounts and shares by
+    more than ``FIGURE_TOLERANCE`` of the larger: "$97.4B" and "$97 billion" agree), a cue
+    "X vs Y". The other numbers of the two must agree (one's all among the other's), or they
+    are about different things and nothing is said."""
     mine, theirs = _amounts(a), _amounts(b)
-    cues = [
-        f"{next(iter(mine[kind]))} vs {next(iter(theirs[kind]))}"
-        for kind in ("money", "share", "date")
-        if len(mine[kind]) == 1 and len(theirs[kind]) == 1 and mine[kind] != theirs[kind]
-    ]
+    cues = []
+    for kind in ("money", "share", "date"):
+        if len(mine[kind]) != 1 or len(theirs[kind]) != 1:
+            continue
+        (shown_a, x), (shown_b, y) = (
+            next(iter(mine[kind].items())),
+            next(iter(theirs[kind].items())),
+        )
+        tolerance = 0.0 if kind == "date" else FIGURE_TOLERANCE * max(abs(x), abs(y))
+        if abs(x - y) > tolerance:
+            cues.append(f"{shown_a} vs {shown_b}")
     if not cues:
         return []
     stated = {n for kind in mine.values() for x in kind for n in numbers(x)}

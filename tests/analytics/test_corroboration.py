@@ -384,6 +384,10 @@ def test_numbers_and_cues() -> None:
     assert numbers_agree("set a record on SWE-bench", "scored 49% against 45%")
     assert not numbers_agree("the 405B model", "the 8B model")
     assert incompatible("raised $6.6B at 40%", "raised $6.6 billion at 45%") == ["40% vs 45%"]
+    # a rounding, or a range holding the other figure, is no contradiction
+    assert incompatible("Musk offers $97.4B for OpenAI", "Musk bids $97 billion for OpenAI") == []
+    assert incompatible("a valuation of $30-40 billion", "a valuation up to $40 billion") == []
+    assert incompatible("33-50% lower prices", "100% reliable outputs") == []
     # other numbers differ too: about different things, nothing said
     assert incompatible("$5M for 3 chips", "$7M for 9 chips") == []
     assert incompatible("the 405B model", "the 8B model") == []
