@@ -484,8 +484,9 @@ _NOT_A_NAME = r"[.!?;:,]\s|https?://|\]\(|\s-\s|[*\"“”]"
 def publisher_key(text: bool = True) -> pl.Expr:
     """A signal's publisher, from its ``author``, ``domain`` and (``text``) ``text`` columns:
     the author (trimmed, lower case) when it reads like a name — and, with ``text``, is not a
-    phrase of the signal's own text that the text never names as ``@author`` (an aggregator's
-    link text: "discussed", "Source") — else the domain (lower case, ``www.`` dropped).
+    plain word or phrase of the signal's own text that the text never names as ``@author`` (an
+    aggregator's link text: "discussed", "Source") — else the domain (lower case, ``www.``
+    dropped).
     Chapters and segments of one source share both, so they are one publisher; independent
     sources are distinct publishers, here and in ``analytics.corroboration``."""
     author = pl.col("author").fill_null("").str.strip_chars()
@@ -495,12 +496,15 @@ def publisher_key(text: bool = True) -> pl.Expr:
         & ~author.str.contains(_NOT_A_NAME)
     )
     if text:
+        # only a plain word or phrase can be link text ("Source", "discussed"); a handle
+        # ("SakanaAILabs", "_akhaliq") is a name wherever the text mentions it
+        plain = author.str.contains(r"^[A-Za-z][a-z]+$") | author.str.contains(r"\s")
         body = pl.col("text").fill_null("").str.to_lowercase()
         lower = author.str.to_lowercase()
         quoted = body.str.contains(lower, literal=True) & ~body.str.contains(
             pl.lit("@") + lower, literal=True
         )
-        named = named & ~quoted
+        named = named & ~(plain & quoted)
     domain = pl.col("domain").fill_null("").str.to_lowercase().str.strip_prefix("www.")
     return (
         pl.when(named)

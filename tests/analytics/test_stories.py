@@ -511,14 +511,15 @@ def test_an_author_that_is_a_phrase_of_the_text_is_link_text_not_a_publisher() -
 
     rows = pl.DataFrame(
         {
-            "author": ["Source", "gdb", "discussed", "**15%** binding", "Jane Doe"],
-            "domain": ["www.reddit.com", "x.com", "reddit.com", "x.com", "blog.example"],
+            "author": ["Source", "gdb", "discussed", "**15%** binding", "Jane Doe", "SakanaAILabs"],
+            "domain": ["www.reddit.com", "x.com", "reddit.com", "x.com", "blog.example", "x.com"],
             "text": [
                 "OpenAI rolls out voice mode. Source",
                 "@gdb shared the paper; gdb is great",
                 "A bill, discussed in /r/singularity.",
                 "15% binding in the lab.",
                 "A long essay on agents.",
+                "SakanaAILabs launched a leaderboard.",
             ],
         }
     )
@@ -529,6 +530,7 @@ def test_an_author_that_is_a_phrase_of_the_text_is_link_text_not_a_publisher() -
         "domain:reddit.com",
         "domain:x.com",
         "author:jane doe",
+        "author:sakanaailabs",  # a handle is a name wherever the text mentions it
     ]
     # without the text, only the name's own form is read
     plain = rows.select(publisher_key(text=False).alias("k"))["k"].to_list()
