@@ -598,7 +598,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z@\"“(])")
 def title_key(title: str) -> str:
     """A title as compared across days: lower case, a leading date ("1/2/2024: ") dropped,
     punctuation folded to spaces."""
-    return " ".join(re.findall(r"[a-z0-9]+", _DATE_PREFIX.sub("", title.lower())))
+    return re.sub(r"[^a-z0-9]+", " ", _DATE_PREFIX.sub("", title.lower())).strip()
 
 
 def generic_titles(items: pl.DataFrame) -> set[str]:
