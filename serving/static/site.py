@@ -570,7 +570,7 @@ def story_entry(detail: dict[str, Any], story: Mapping[str, Any]) -> dict[str, A
     }
     if not units:
         return detail
-    return {**detail, "units": [u for u in detail["units"] if u["unit_id"] in units]}
+    return {**detail, "units": [u for u in detail["units"] if u["id"] in units]}
 
 
 def write_feeds(data: SiteData, writer: SiteWriter) -> int:
