@@ -483,6 +483,8 @@ def _story_pages(data: SiteData) -> Iterator[Page]:
                 "title": story["title"],
                 "story": story,
                 "cards": [data.card(signal["signal_id"]) for signal in story["signals"]],
+                # a roundup's units on this story (issue 45), by its signal id
+                "parts": {part["signal_id"]: part for part in story.get("parts", ())},
                 "with_page": data.with_page,
                 "feeds": [feed_link(story_feed_path(story_id), f"Story: {story['title']}")],
             },
@@ -578,17 +580,33 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
             )
     for story in data.stories:
         story_id = story["story_id"]
+        publishers = story["independent_sources"]
         yield (
             Feed(
                 story_feed_path(story_id),
                 f"urn:aimi:feed:story:{feed_id_part(story_id)}",
                 f"aimi story: {story['title']}",
-                f"The signals of one story ({story['independent_sources']} independent sources), "
-                "newest first.",
+                f"The signals of one story ({publishers} independent "
+                f"{'publisher' if publishers == 1 else 'publishers'}), newest first; a roundup "
+                "shows only its items on this story.",
                 story_page(story_id),
             ),
-            data.story_signals(story),
+            [story_entry(detail, story) for detail in data.story_signals(story)],
         )
+
+
+def story_entry(detail: dict[str, Any], story: Mapping[str, Any]) -> dict[str, Any]:
+    """A signal's detail as a story's feed shows it: a roundup's (issue 45) with only its
+    units that report the story's event (the story's ``parts``), any other signal whole."""
+    units = {
+        unit["unit_id"]
+        for part in story.get("parts", ())
+        if part["signal_id"] == detail["signal_id"]
+        for unit in part["units"]
+    }
+    if not units:
+        return detail
+    return {**detail, "units": [u for u in detail["units"] if u["id"] in units]}
 
 
 def write_feeds(data: SiteData, writer: SiteWriter) -> int:

@@ -24,6 +24,9 @@ from publishing.static.charts import counted
 from publishing.static.paths import decode_segment, encode_segment
 from publishing.static.site import p_text
 from serving.app import create_app
+from publishing.static.charts import counted
+from publishing.static.paths import decode_segment, encode_segment
+from publishing.static.site import p_text, story_entry
 from serving.site import mount_site
 from tests.contract.helpers import parse_time, walk
 from tests.serving.conftest import DEV_KEY, make_settings
@@ -388,3 +391,14 @@ def test_pages_name_their_feed_and_the_feeds_bytes_depend_on_the_signals_only(
             assert path.read_bytes() == (site / path.relative_to(again)).read_bytes(), path
     finally:
         shutil.rmtree(again)
+
+
+def test_a_story_feed_shows_only_a_roundups_units_on_the_story() -> None:
+    # units as a signal's detail serves them (``analytics.render``: ``id``, ``role``, ``text``)
+    units = [{"id": u, "role": "claim", "text": u} for u in ("u0", "u1", "u2")]
+    digest = {"signal_id": "dig", "units": units}
+    story = {"parts": [{"signal_id": "dig", "units": [{"unit_id": "u1", "text": "u1"}]}]}
+    assert [u["id"] for u in story_entry(digest, story)["units"]] == ["u1"]
+    post = {"signal_id": "p1", "units": units}
+    assert story_entry(post, story) is post
+    assert story_entry(digest, {}) is digest
