@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.stories import StoryParams, _sparse_dot, _TermIdf, signal_terms
+from analytics.stories import TermIdf, signal_terms, sparse_dot
 from bench.stories.events import (
     JUDGED,
     MAX_OUTSIDE,
@@ -72,9 +72,7 @@ from bench.stories.events import (
     strata_of,
     yearly,
 )
-from variants import BenchParams
-
-from analytics.stories import TermIdf, signal_terms, sparse_dot
+from bench.stories.variants import BenchParams
 
 FEATURES = ("title_text", "units", "entities", "terms", "days_apart", "same_author", "same_site")
 BINARY = tuple(name.startswith("same_") for name in FEATURES)

@@ -72,10 +72,10 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from variants import BenchParams, cluster
 
 from analytics.stories import average_linkage, story_inputs, story_items
 from analytics.stories import entity_sets as signal_entity_sets
+from bench.stories.variants import BenchParams, cluster
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 BASELINE_CUT = 0.45

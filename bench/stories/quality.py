@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from variants import BenchParams, cluster
 
 from analytics.stories import average_linkage, signal_vectors
 from analytics.stories import entity_sets as signal_entity_sets
+from bench.stories.variants import BenchParams, cluster
 
 TOP_SECTION = re.compile(r"top tweets", re.IGNORECASE)
 CHOICE_YEAR = 2024

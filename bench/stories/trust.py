@@ -48,7 +48,7 @@ def read(warehouse: Path, name: str) -> pl.DataFrame:
 
 
 def build(warehouse: Path) -> dict[str, pl.DataFrame]:
-    """The stories and claim links of the code on ``sys.path`` (this checkout, or the method
+    """The stories and claim links of the code the interpreter imports (this checkout, or the method
     before it), with the CPU the stories took: inputs read, stories built as the asset does."""
     from analytics import stories as st
     from analytics.corroboration import claim_inputs, claim_links

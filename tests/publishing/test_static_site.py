@@ -22,11 +22,8 @@ from typer.testing import CliRunner
 from cli.app import app as aimi
 from publishing.static.charts import counted
 from publishing.static.paths import decode_segment, encode_segment
-from publishing.static.site import p_text
-from serving.app import create_app
-from publishing.static.charts import counted
-from publishing.static.paths import decode_segment, encode_segment
 from publishing.static.site import p_text, story_entry
+from serving.app import create_app
 from serving.site import mount_site
 from tests.contract.helpers import parse_time, walk
 from tests.serving.conftest import DEV_KEY, make_settings
