@@ -43,9 +43,9 @@ _LIST_LINE = re.compile(r"^\s*(?:[-*•▪–]|\d{1,2}[.)])\s+\S", re.MULTILINE)
 
 @dataclass(frozen=True)
 class RoundupParams:
-    """What makes a signal a roundup (docs/quality-stories.md: set by reading AINews memos and
-    social posts and the spread of these two measures over them, before any judged figure was
-    computed)."""
+    """What makes a signal a roundup (docs/journal/2026-12-07.md ("Stories a reader can
+    trust"): set by reading AINews memos and social posts and the spread of these two
+    measures over them, before any judged figure was computed)."""
 
     # a roundup has at least this many items
     min_items: int = 3

@@ -19,7 +19,8 @@ Usage:
         --out SKELETON.json
 
 What is mechanical is counted exactly; what needs reading is sampled uniformly (seeded) and
-judged by the rule of docs/quality-stories.md before any figure of the sample is computed. The
+judged by the rule of docs/journal/2026-12-07.md ("Stories a reader can trust") before any
+figure of the sample is computed. The
 corpus's record ``kind`` (an AINews ``memo`` is the newsletter's daily digest) is read here for
 evaluation only, never by the pipeline.
 """
