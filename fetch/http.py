@@ -11,7 +11,7 @@ import ipaddress
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit
@@ -224,11 +224,9 @@ class PoliteClient:
         policy: FetchPolicy,
         *,
         transport: httpx.BaseTransport | None = None,
-        on_response: Callable[[Response], None] | None = None,
     ) -> None:
         self.policy = policy
         self.stats = FetchStats()
-        self._on_response = on_response
         self._client = httpx.Client(
             follow_redirects=False,
             timeout=httpx.Timeout(policy.timeout_s),
@@ -467,8 +465,6 @@ class PoliteClient:
         response = Response(
             str(answer.url), 200, headers, b"".join(chunks), request_headers, fetched_at
         )
-        if self._on_response is not None:
-            self._on_response(response)
         return response, None
 
 

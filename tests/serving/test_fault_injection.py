@@ -242,7 +242,7 @@ def test_redis_outage_and_tampered_snapshots_under_load(tmp_path: Path, corpus: 
 def test_the_named_groups_cover_every_case_once() -> None:
     """Issue 46: the matrix is split into groups that each fit 10 minutes on 2 cores;
     `--cases serving` runs a group's cases in order, names and groups mix."""
-    from scripts.fault_test import CASES, GROUPS, _named_cases
+    from tests.harness.fault_matrix import CASES, GROUPS, _named_cases
 
     grouped = [case for cases in GROUPS.values() for case in cases]
     assert sorted(grouped) == sorted(CASES) and len(set(grouped)) == len(grouped)
