@@ -11,10 +11,13 @@ A roundup is recognised from its text alone, never from a corpus's annotations:
    ``RoundupParams.join`` are one *item* (an announcement and its figures);
 3. the signal is a roundup when it has at least ``min_items`` items and they are *broad*: the
    mean pairwise cosine of the items' vectors is at most ``breadth`` (a post about one launch
-   stays closer to itself than a digest of unrelated launches) and at least ``min_items`` items
-   each name an entity no other item names (a post about one launch keeps naming it, with its
-   discussion; a digest names new players item after item) — or when its text is a list (at
-   least ``min_items`` lines opening with a bullet or a number) of at least ``min_items`` items.
+   stays closer to itself than a digest of unrelated launches) and most of its items name an
+   entity no other item names — at least ``min_items`` of them and at least ``own_share`` of
+   all (a post about one launch keeps naming it, with its discussion; a digest names new players
+   item after item; a long analysis of one subject cites a few players among arguments that
+   name none, so a count alone would take any long enough analysis for a digest) — or when its
+   text is a list (at least ``min_items`` lines opening with a bullet or a number) of at least
+   ``min_items`` items.
 
 Units without a span on the text (an abstractive summary of the whole) belong to no item: a
 summary of everything is not an item of one event.
@@ -53,6 +56,10 @@ class RoundupParams:
     breadth: float = 0.35
     # adjacent segments at least this similar (or sharing an entity) are one item
     join: float = 0.55
+    # at least this share of the items name a player no other item names (besides at least
+    # ``min_items`` of them): "most items", set from the rule's reading of a digest, not fit to a
+    # corpus (docs/journal/2026-12-07.md, "Roundups: long analyses are no digests")
+    own_share: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -96,8 +103,9 @@ def _broad(
     params: RoundupParams,
 ) -> bool:
     """Whether the items cover unrelated subjects: far apart in meaning (mean pairwise cosine
-    at most ``breadth``) and at least ``min_items`` of them naming an entity no other item
-    names (a post about one launch keeps naming it; a digest names a new player per item)."""
+    at most ``breadth``) and most of them (at least ``min_items`` and ``own_share`` of all)
+    naming an entity no other item names (a post about one launch keeps naming it; a digest
+    names a new player per item; an analysis's arguments mostly name none)."""
     vectors = np.stack([_mean(np.stack([seg_vectors[i] for i in g])) for g in groups])
     cosine = vectors @ vectors.T
     n = len(groups)
@@ -109,7 +117,7 @@ def _broad(
         for k, mine in enumerate(named)
         if mine - frozenset().union(*(x for j, x in enumerate(named) if j != k))
     )
-    return own >= params.min_items
+    return own >= params.min_items and own >= params.own_share * n
 
 
 def split_items(

@@ -43,6 +43,23 @@ def test_far_apart_sentences_about_one_subject_are_no_roundup() -> None:
     assert split_items("s", "", spans(4), vectors, two) == []
 
 
+def test_a_long_analysis_of_one_subject_is_no_roundup() -> None:
+    # an essay arguing one thesis in twelve sentences: each far from the others in meaning (its
+    # arguments take up different sides of the subject), three of them citing a player of their
+    # own (a company's figures, an analyst), the other nine naming none
+    n = 12
+    text = "\n\n".join(f"Paragraph {i} of the argument." for i in range(n))
+    vectors = {f"u{i}": axis(10 * i) for i in range(n)}
+    cited = {"u2": frozenset({"ent_a"}), "u5": frozenset({"ent_b"}), "u9": frozenset({"ent_c"})}
+    assert split_items("s", text, spans(n), vectors, cited) == []
+    # the same sentences with a player of their own in most of them are a digest
+    most = cited | {f"u{i}": frozenset({f"ent_{i}"}) for i in (0, 1, 3, 4, 6)}
+    assert len(split_items("s", text, spans(n), vectors, most)) == n
+    # and the share is a parameter: a third of them is enough when asked for a third
+    third = RoundupParams(own_share=0.25)
+    assert len(split_items("s", text, spans(n), vectors, cited, third)) == n
+
+
 def test_a_post_about_one_event_stays_whole() -> None:
     # four units that all say much the same: not broad
     vectors = {f"u{i}": axis(0, 0.1 * i) for i in range(4)}
