@@ -4,7 +4,7 @@ every variant off the hook is not used (the shipped method)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from types import ModuleType
 
@@ -14,14 +14,13 @@ import pytest
 
 from analytics.embedding import EMBEDDING_DIM
 from analytics.stories import StoryParams, TermIdf, jaccard
+from bench.stories import variants as variants_module
 from tests.analytics.test_stories import START, direction, frame
-from tests.bench_scripts import bench_script
 
 
 @pytest.fixture(scope="module")
-def v() -> Iterator[ModuleType]:
-    with bench_script("stories", "variants") as module:
-        yield module
+def v() -> ModuleType:
+    return variants_module
 
 
 def titled(rows: Sequence[tuple[str, int, str]]) -> pl.DataFrame:
