@@ -171,18 +171,26 @@ def test_a_story_page_shows_its_signals_sources_entities_themes_and_feed(
 
 
 def test_each_signal_page_links_to_its_story(demo_snapshot: OpenedSnapshot) -> None:
-    """Membership read from the snapshot's story table: a signal in a story links to the
-    story's page; a signal in none links to no story."""
+    """Membership read from the snapshot's story table: a signal page links to one story that
+    lists the signal — the only one, or for a roundup listed by several (docs/api.md §2.8) the
+    one holding most of its units, the first id on a tie; a signal in none links to no story."""
     site = site_of(demo_snapshot)
-    story_of = {
-        signal["signal_id"]: story["story_id"]
-        for story in story_rows(demo_snapshot)
-        for signal in story["signals"]
-    }
-    assert story_of
+    listing: dict[str, list[str]] = {}
+    held: dict[tuple[str, str], int] = {}
+    for story in story_rows(demo_snapshot):
+        for signal in story["signals"]:
+            listing.setdefault(signal["signal_id"], []).append(story["story_id"])
+        for part in story.get("parts") or []:
+            held[part["signal_id"], story["story_id"]] = len(part["units"])
+    assert listing
     for page in (site / "signals").glob("*.html"):
+        signal_id = decode_segment(page.stem)
         stories = [link for link in links_of(page) if link.startswith("../stories/")]
-        expected = story_of.get(decode_segment(page.stem))
+        listed = listing.get(signal_id, [])
+        if len(listed) > 1:
+            expected = min(listed, key=lambda story_id: (-held[signal_id, story_id], story_id))
+        else:
+            expected = listed[0] if listed else None
         assert stories == ([f"../stories/{encode_segment(expected)}.html"] if expected else [])
 
 
