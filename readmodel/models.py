@@ -185,7 +185,9 @@ class SignalFields(BaseModel):
     story_id: str | None = Field(
         default=None,
         description="The story the signal belongs to (`GET /v1/stories/{story_id}`); null when "
-        "it is in none (published after the snapshot's `as_of`).",
+        "it is in none (published after the snapshot's `as_of`). A roundup split into its items "
+        "is in the story of each: this is the one holding most of its units (the first id on a "
+        "tie).",
     )
 
 
