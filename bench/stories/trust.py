@@ -87,8 +87,10 @@ def mechanical(
     warehouse: Path, stories: pl.DataFrame, links: pl.DataFrame, label: str
 ) -> dict[str, Any]:
     """Per year of a story's first signal: multi-signal stories, those titled by a title used
-    on 3+ days, those of one publisher, roundup parts; the corroborating and contested links and
-    the share of corroborating links between a memo (the digest) and a claim within a day."""
+    on 3+ days, those of one publisher, roundup parts; per year of publication, the signals
+    split as roundups (and how many of them are memos, the newsletter's digests); the
+    corroborating and contested links and the share of corroborating links between a memo (the
+    digest) and a claim within a day."""
     from analytics.stories import generic_titles, title_key
 
     signals = read(warehouse, "signals")
@@ -112,6 +114,16 @@ def mechanical(
             .select("title", "signal_count", "independent_sources")
             .rows(),
             "roundup_parts_in_multi": int(parts or 0),
+        }
+    split: list[str] = []
+    if "parts" in stories.columns:
+        exploded = stories.select(pl.col("parts").explode().struct.field("signal_id"))
+        split = exploded.drop_nulls().unique()["signal_id"].to_list()
+    for year in YEARS:
+        mine_split = [s for s in split if at[s].year == year]
+        out[str(year)] |= {
+            "roundup_signals": len(mine_split),
+            "roundup_memos": sum(kind[s] == "memo" for s in mine_split),
         }
     side = links.join(units, on="unit_id").rename({"signal_id": "a"})
     rows = side.select("a", pl.col("other_signal_id").alias("b"), "relation").rows()
