@@ -78,11 +78,14 @@ def test_corroborated_units_list_other_voices_claims_with_evidence(
             assert other["text"] == claim["text"]
             assert claim["domain"] == details[other_signal]["domain"]
             assert claim["evidence"] == other["evidence_preview"]["snippets"][0]
-    # a unit in a search hit is the unit of the signal detail, corroboration included
-    signal_id, unit = corroborated[0]
+    # a unit in a search hit is the unit of the signal detail, corroboration included (the
+    # query is a corroborated claim's text: the demo's outlets restate it, so the top hits are
+    # its restatements, not necessarily the claim itself)
+    _, unit = corroborated[0]
     hits = api.get("/v1/search", params={"q": unit["text"], "limit": 10}).json()["results"]
-    same = [hit["unit"] for hit in hits if hit["unit"]["id"] == unit["id"]]
-    assert same == [unit]
+    shown = [hit["unit"] for hit in hits]
+    assert any("corroboration" in u for u in shown)
+    assert [units[u["id"]][1] for u in shown] == shown
 
 
 def test_profiles_count_their_stories(api: TestClient) -> None:
