@@ -69,8 +69,8 @@ _NUMBER = re.compile(r"(?<![\w.\-])\d+(?:[.,]\d+)*")
 # a roundup's claims and the claims published this many days either side derive from one another
 DERIVED_DAYS = 1
 # a digest, for derivation: a signal of at least three items, most of them naming a player of
-# their own, however close in meaning (stories split only the broad ones, ``RoundupParams``; a digest
-# of one day's news about a few related launches summarises its sources all the same)
+# their own, however close in meaning (stories split only the broad ones, ``RoundupParams``; a
+# digest of one day's news about a few related launches summarises its sources all the same)
 DIGEST_PARAMS = RoundupParams(breadth=1.0)
 # two claims sharing at least this share of the shorter one's word trigrams are one text
 VERBATIM = 0.6

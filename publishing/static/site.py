@@ -10,7 +10,7 @@ over the pages afterwards (``publishing.static.build``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -183,6 +183,20 @@ def environment() -> Environment:
     return env
 
 
+def card_stories(stories: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """Each signal's story, as its card names it (docs/api.md §2.2): the one story listing it,
+    or for a roundup listed by several (its items in different stories), the one whose part
+    holds most of its units, the first id on a tie; ``stories`` are served story details."""
+    best: dict[str, tuple[int, str, Mapping[str, Any]]] = {}
+    for story in stories:
+        held = {part["signal_id"]: len(part["units"]) for part in story.get("parts") or []}
+        for signal in story["signals"]:
+            key = (-held.get(signal["signal_id"], 0), story["story_id"])
+            if signal["signal_id"] not in best or key < best[signal["signal_id"]][:2]:
+                best[signal["signal_id"]] = (*key, story)
+    return {signal_id: story for signal_id, (_, _, story) in best.items()}
+
+
 @dataclass(frozen=True)
 class Page:
     path: str  # relative to the site root
@@ -213,13 +227,12 @@ class SiteData:
             orjson.loads(stories.details[story_id]) for story_id in stories.story_ids
         ]
         self.story_of: dict[str, dict[str, Any]] = {
-            signal["signal_id"]: {
+            signal_id: {
                 "story_id": story["story_id"],
                 "title": story["title"],
                 "signal_count": story["signal_count"],
             }
-            for story in self.stories
-            for signal in story["signals"]
+            for signal_id, story in card_stories(self.stories).items()
         }
         self._row_of: dict[str, int] | None = None
 

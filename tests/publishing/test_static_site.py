@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from cli.app import app as aimi
 from publishing.static.charts import counted
 from publishing.static.paths import decode_segment, encode_segment
-from publishing.static.site import p_text, story_entry
+from publishing.static.site import card_stories, p_text, story_entry
 from serving.app import create_app
 from serving.site import mount_site
 from tests.contract.helpers import parse_time, walk
@@ -192,6 +192,25 @@ def test_each_signal_page_links_to_its_story(demo_snapshot: OpenedSnapshot) -> N
         else:
             expected = listed[0] if listed else None
         assert stories == ([f"../stories/{encode_segment(expected)}.html"] if expected else [])
+
+
+def test_a_roundups_page_names_the_story_holding_most_of_its_units() -> None:
+    def story(story_id: str, members: list[str], units: int) -> dict[str, Any]:
+        parts = [{"signal_id": "r", "units": [{"unit_id": f"u{i}"} for i in range(units)]}]
+        return {
+            "story_id": story_id,
+            "signals": [{"signal_id": m} for m in members],
+            "parts": parts,
+        }
+
+    stories = [
+        story("sty_b", ["r", "x"], 2),
+        story("sty_a", ["r"], 1),
+        story("sty_c", ["y", "r"], 2),
+    ]
+    of = card_stories(stories)
+    assert of["r"]["story_id"] == "sty_b"  # two units, as in sty_c: the first id
+    assert of["x"]["story_id"] == "sty_b" and of["y"]["story_id"] == "sty_c"
 
 
 def test_the_overview_ranks_the_weeks_top_stories_by_independent_sources(
