@@ -309,13 +309,15 @@ STORIES = _schema(
         "market_force": pl.List(pl.String),
         "domains": pl.List(pl.String),
         "authors": pl.List(pl.String),
-        # distinct voices (author, else domain) once copies of an earlier signal are dropped
+        # distinct publishers (author, else domain) once copies of an earlier signal are dropped
         "independent_sources": pl.Int64,
         "merged_from": pl.List(pl.String),
         "split_from": pl.String,
+        # the units of a roundup's items in the story (analytics.roundups), per roundup signal
+        "parts": pl.List(pl.Struct({"signal_id": pl.String, "unit_ids": pl.List(pl.String)})),
     }
 )
-# One row per signal in a story.
+# One row per signal in a story (a roundup is in the story of each of its items).
 STORY_SIGNALS = _schema({"signal_id": pl.String, "story_id": pl.String})
 
 

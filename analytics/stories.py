@@ -41,9 +41,10 @@ import itertools
 import math
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any, Protocol
 
 import numpy as np
 import orjson
@@ -53,6 +54,7 @@ from analytics.copies import normalized_text
 from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 from analytics.records import iso_utc
 from analytics.render import CENTRAL_ROLES, served_signals
+from analytics.roundups import RoundupParams, item_vectors, roundup_items
 from analytics.schema import SERVED_STORIES, STORIES, STORY_SIGNALS
 
 SIGNAL_ID = "signal_id"
@@ -76,48 +78,48 @@ class StoryParams:
     # a story takes no signal published more than this many UTC days after its first day
     # (None: no cap), so a busy subject cannot hold one story open for weeks
     span_days: int | None = 4
-    # the within-day linkage: "average", or "complete" (every pair of a cluster above the cut)
-    linkage: str = "average"
-    # a day's cluster joins an open story only when they share at least one linked entity
-    attach_needs_entity: bool = False
-    # two signals of one day that share no linked entity are similar only when their cosine
-    # is at least this (None: no gate); below it, their similarity is 0
-    pair_gate: float | None = None
-    # the attach bar of an open story rises by this much per doubling of its signal count, so
-    # one large story cannot absorb a whole subject
-    attach_per_doubling: float = 0.0
-    # evidence that two signals name the same specific thing: the IDF-weighted cosine of their
-    # title + text terms (``signal_terms``, ``_TermIdf``: IDF over the signals of the day
-    # clustered and the ``term_days`` days before it, so a day never depends on a later one). Two
-    # signals of one day are similar only when it is at least ``term_gate`` (None: no gate)
-    term_gate: float | None = None
-    # weight of that term cosine, added to a day's similarity as the entity bonus is
+    # weight of the IDF-weighted cosine of two signals' title + text terms (``signal_terms``,
+    # ``TermIdf``: IDF over the signals of the day clustered and the ``term_days`` days before
+    # it, so a day never depends on a later one), added to a day's similarity
     term_weight: float = 1.0
     # the days before the day clustered that the IDF is counted over (with that day)
     term_days: int = 90
-    # a day's cluster joins an open story only when the term cosine of their summed term
-    # vectors is at least this (None: no gate)
-    attach_term_gate: float | None = None
-    # weight of that cluster-to-story term cosine, added to the attach score
+    # weight of the cosine of a day's cluster's and an open story's summed term vectors, added
+    # to the attach score
     attach_term_weight: float = 0.5
-    # the entity overlap weighs each entity by its inverse frequency among the day's signals
-    # (log(1 + n / df)), so a family named by many of the day's posts counts for little
-    entity_idf: bool = False
-    # burstiness: a term rare in the window before the day and in several of the day's
-    # signals names an event. Its burst factor is log(1 + df_day / (expected + 1)), expected =
-    # its document frequency over the ``term_days`` days before, scaled to the day's signal
-    # count. None: IDF weights only; "times": IDF × burst factor; "only": the burst factor
-    term_burst: str | None = None
 
-    def __post_init__(self) -> None:
-        if self.term_burst not in (None, "times", "only"):
-            raise ValueError(f"term_burst: None, 'times' or 'only', not {self.term_burst!r}")
+
+class StoryVariant(Protocol):
+    """A change to the method that a benchmark measures (bench/stories/variants.py) and the
+    product never makes: ``cluster_signals`` asks it at each step it may change. The product
+    passes none."""
+
+    linkage: str  # the within-day scipy linkage method ("average" when shipped)
 
     def uses_terms(self) -> bool:
-        return self.term_gate is not None or self.term_weight > 0 or self.attaches_by_terms()
+        """Whether the variant reads term vectors even when the weights are 0."""
 
     def attaches_by_terms(self) -> bool:
-        return self.attach_term_gate is not None or self.attach_term_weight > 0
+        """Whether the variant scores the attach term cosine even when its weight is 0."""
+
+    def term_vectors(self, idf: TermIdf, terms: list[frozenset[str]]) -> list[dict[str, float]]:
+        """A day's term vectors (shipped: ``idf.vectors(terms)``)."""
+
+    def entity_overlap(self, sets: Sequence[frozenset[str]]) -> FloatMatrix:
+        """A day's pairwise entity overlap (shipped: ``jaccard(sets)``)."""
+
+    def day_similarity(
+        self, similarity: FloatMatrix, cosine: FloatMatrix, overlap: FloatMatrix, terms: FloatMatrix
+    ) -> FloatMatrix:
+        """A day's similarity from the shipped one and its parts (``terms``: the term cosine,
+        zeros when terms are not read)."""
+
+    def attach_bar(self, bar: float, size: int, shared_entities: int) -> float | None:
+        """The attach bar of an open story of ``size`` signals sharing ``shared_entities``
+        entities with the cluster (None: it may not attach)."""
+
+    def attach_terms_ok(self, term_score: float) -> bool:
+        """Whether a cluster with this term cosine to the story may attach to it."""
 
 
 def signal_vectors(
@@ -135,9 +137,11 @@ def signal_vectors(
     return out
 
 
-def _jaccard(sets: Sequence[frozenset[str]], *, weighted: bool = False) -> FloatMatrix:
-    """Pairwise Jaccard overlap of ``sets`` (0 where either is empty); ``weighted``: each key
-    weighs log(1 + n / df), df the number of the ``n`` sets holding it."""
+def jaccard(
+    sets: Sequence[frozenset[str]], weights: Mapping[str, float] | None = None
+) -> FloatMatrix:
+    """Pairwise Jaccard overlap of ``sets`` (0 where either is empty); ``weights`` (a function
+    of the vocabulary, ``jaccard_weights``) weigh each key, 1 for all when None."""
     n = len(sets)
     vocabulary: dict[str, int] = {}
     cells = [
@@ -150,13 +154,13 @@ def _jaccard(sets: Sequence[frozenset[str]], *, weighted: bool = False) -> Float
     incidence = np.zeros((n, len(vocabulary)), dtype=np.float32)
     for row, col in cells:
         incidence[row, col] = 1.0
-    weights = (
-        np.log1p(n / incidence.sum(axis=0)).astype(np.float32)
-        if weighted
+    w = (
+        np.asarray([weights[k] for k in vocabulary], dtype=np.float32)
+        if weights is not None
         else np.ones(len(vocabulary), dtype=np.float32)
     )
-    shared = (incidence * weights) @ incidence.T
-    sizes = incidence @ weights
+    shared = (incidence * w) @ incidence.T
+    sizes = incidence @ w
     union = sizes[:, None] + sizes[None, :] - shared
     out: FloatMatrix = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
     return out
@@ -176,7 +180,7 @@ def signal_terms(text: str) -> frozenset[str]:
     )
 
 
-class _TermIdf:
+class TermIdf:
     """Document frequencies of terms over the signals of a trailing window of days: the day
     added last and the ``days`` days before it."""
 
@@ -201,26 +205,14 @@ class _TermIdf:
             self.n -= len(old)
 
     def vectors(
-        self, terms: list[frozenset[str]], burst: str | None = None
+        self, terms: list[frozenset[str]], weight: Callable[[str], float] | None = None
     ) -> list[dict[str, float]]:
-        """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df)); with ``burst``
-        ("times" or "only", ``StoryParams.term_burst``) ``terms`` are the day's added last, and
-        each weight is multiplied by (or replaced with) the term's burst factor."""
-        day_df: dict[str, int] = {}
-        for t in itertools.chain.from_iterable(terms if burst is not None else ()):
-            day_df[t] = day_df.get(t, 0) + 1
-        before = self.n - len(terms)
-
-        def weight(t: str) -> float:
-            idf = math.log(self.n / self.df[t])
-            expected = (self.df[t] - day_df[t]) * len(terms) / before if before else 0.0
-            factor = math.log1p(day_df[t] / (expected + 1.0))
-            return factor if burst == "only" else idf * factor
-
+        """Unit-length IDF-weighted binary vectors of ``terms`` (log(n / df)), or weighted by
+        ``weight`` (a benchmark's variant) instead."""
         out = []
         for ts in terms:
             # in sorted order: the sums below then do not depend on the process's hash seed
-            if burst is None:  # the shipped path, kept a plain comprehension (it is hot)
+            if weight is None:  # the shipped path, kept a plain comprehension (it is hot)
                 w = {t: math.log(self.n / self.df[t]) for t in sorted(ts) if t in self.df}
             else:
                 w = {t: weight(t) for t in sorted(ts) if t in self.df}
@@ -246,13 +238,14 @@ def _term_cosine(vectors: Sequence[Mapping[str, float]]) -> FloatMatrix:
     return out
 
 
-def _sparse_dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+def sparse_dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    """The dot product of two sparse vectors."""
     if len(a) > len(b):
         a, b = b, a
     return sum(w * b.get(t, 0.0) for t, w in a.items())
 
 
-def _average_linkage(similarity: FloatMatrix, cut: float, method: str = "average") -> list[int]:
+def average_linkage(similarity: FloatMatrix, cut: float, method: str = "average") -> list[int]:
     """Cluster labels (0..k-1, in order of first member) of average linkage (or ``method``, a
     scipy linkage method) on ``1 - similarity`` cut at distance ``1 - cut``."""
     n = similarity.shape[0]
@@ -277,9 +270,170 @@ class _Open:
     first_day: date
     last_day: date
     size: int = 0
-    # the sum of its members' term vectors and its squared norm (attaches_by_terms)
-    terms: dict[str, float] | None = None
+    # the sum of its members' term vectors and its squared norm (when attaching by terms)
+    terms: dict[str, float] = field(default_factory=dict)
     terms_norm2: float = 0.0
+
+
+@dataclass
+class _Cluster:
+    """One day's cluster: its members (rows of the day), summed vector, entities and terms."""
+
+    members: list[int]
+    total: FloatMatrix
+    entities: set[str]
+    terms: dict[str, float]
+    norm2: float
+
+
+class _Clustering:
+    """The state ``cluster_signals`` carries from day to day: the open stories, the term IDF and
+    the next label."""
+
+    def __init__(self, params: StoryParams, variant: StoryVariant | None) -> None:
+        self.params = params
+        self.variant = variant
+        self.idf = TermIdf(params.term_days)
+        self.open: list[_Open] = []
+        self.next_label = 0
+        by_terms = params.attach_term_weight > 0
+        self.by_terms = by_terms or (variant is not None and variant.attaches_by_terms())
+        reads = params.term_weight > 0 or self.by_terms
+        self.uses_terms = reads or (variant is not None and variant.uses_terms())
+
+    def day_labels(
+        self, day: date, block: FloatMatrix, sets: list[frozenset[str]], terms: list[frozenset[str]]
+    ) -> tuple[list[int], list[dict[str, float]]]:
+        """The day's within-day cluster labels and its term vectors."""
+        p, variant = self.params, self.variant
+        cosine = block @ block.T
+        overlap = variant.entity_overlap(sets) if variant is not None else jaccard(sets)
+        similarity = cosine + p.entity_weight * overlap
+        term_cosine = np.zeros_like(cosine)
+        vectors: list[dict[str, float]] = []
+        if self.uses_terms:
+            self.idf.add_day(day, terms)
+            if variant is not None:
+                vectors = variant.term_vectors(self.idf, terms)
+            else:
+                vectors = self.idf.vectors(terms)
+            term_cosine = _term_cosine(vectors)
+            similarity = similarity + p.term_weight * term_cosine
+        if variant is not None:
+            similarity = variant.day_similarity(similarity, cosine, overlap, term_cosine)
+        method = variant.linkage if variant is not None else "average"
+        return average_linkage(similarity, p.link, method), vectors
+
+    def close_stale(self, day: date) -> None:
+        p = self.params
+        self.open = [
+            s
+            for s in self.open
+            if (day - s.last_day).days <= p.window_days
+            and (p.span_days is None or (day - s.first_day).days <= p.span_days)
+        ]
+
+    def best_story(
+        self, cluster: _Cluster, stories: list[_Open], centroids: FloatMatrix
+    ) -> _Open | None:
+        """The open story the cluster attaches to: the highest attach score at or over the bar."""
+        p, variant = self.params, self.variant
+        best: _Open | None = None
+        best_score = p.attach
+        centroid = cluster.total / max(float(np.linalg.norm(cluster.total)), 1e-12)
+        cosines = centroids @ centroid
+        # only stories the entity and term bonuses could lift past the bar are looked at closer
+        for k in np.flatnonzero(cosines + p.entity_weight + p.attach_term_weight >= p.attach):
+            story = stories[int(k)]
+            union = cluster.entities | story.entities
+            shared = len(cluster.entities & story.entities)
+            bar: float | None = p.attach
+            if variant is not None:
+                bar = variant.attach_bar(p.attach, story.size, shared)
+            if bar is None:
+                continue
+            score = float(cosines[k]) + p.entity_weight * (shared / len(union) if union else 0.0)
+            if self.by_terms:
+                # the term cosine is at most 1: a story it cannot lift past the bar (or past
+                # the best so far) is not scored
+                most = score + p.attach_term_weight * (1 + 1e-6)
+                if most < bar or (best is not None and most <= best_score):
+                    continue
+                term_score = 0.0
+                if story.terms and cluster.norm2 > 0:
+                    term_score = sparse_dot(cluster.terms, story.terms) / math.sqrt(
+                        cluster.norm2 * story.terms_norm2
+                    )
+                if variant is not None and not variant.attach_terms_ok(term_score):
+                    continue
+                score += p.attach_term_weight * term_score
+            if score >= bar and (best is None or score > best_score):
+                best, best_score = story, score
+        return best
+
+    def place(self, day: date, cluster: _Cluster, story: _Open | None) -> int:
+        """Add the cluster to ``story`` (a new one when None); its label."""
+        if story is None:
+            zero = np.zeros(EMBEDDING_DIM, dtype=np.float32)
+            story = _Open(self.next_label, zero, set(), day, day)
+            self.next_label += 1
+            self.open.append(story)
+        story.total = story.total + cluster.total
+        story.entities |= cluster.entities
+        if self.by_terms:
+            # |s + m|^2 = |s|^2 + 2 s.m + |m|^2
+            story.terms_norm2 += 2 * sparse_dot(cluster.terms, story.terms) + cluster.norm2
+            for t, w in cluster.terms.items():
+                story.terms[t] = story.terms.get(t, 0.0) + w
+        story.last_day = day
+        story.size += len(cluster.members)
+        return story.label
+
+    def day(
+        self, day: date, block: FloatMatrix, sets: list[frozenset[str]], terms: list[frozenset[str]]
+    ) -> list[int]:
+        """Labels of one day's signals, in the day's order."""
+        day_labels, term_vectors = self.day_labels(day, block, sets, terms)
+        self.close_stale(day)
+        # centroids of the open stories, fixed for the day: a day's clusters are placed
+        # independently of one another
+        stories = list(self.open)
+        centroids = np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        if stories:
+            totals = np.stack([s.total for s in stories])
+            centroids = totals / np.maximum(np.linalg.norm(totals, axis=1, keepdims=True), 1e-12)
+        out = [-1] * len(day_labels)
+        for label in range(max(day_labels) + 1):
+            members = [i for i, lab in enumerate(day_labels) if lab == label]
+            summed: dict[str, float] = {}
+            for i in members if self.by_terms else ():
+                for t, w in term_vectors[i].items():
+                    summed[t] = summed.get(t, 0.0) + w
+            cluster = _Cluster(
+                members,
+                block[members].sum(axis=0),
+                set().union(*(sets[i] for i in members)),
+                summed,
+                sparse_dot(summed, summed),
+            )
+            story = self.best_story(cluster, stories, centroids) if stories else None
+            placed = self.place(day, cluster, story)
+            for i in members:
+                out[i] = placed
+        return out
+
+
+def _texts(signals: pl.DataFrame, rows: list[int]) -> list[frozenset[str]]:
+    """The terms of each row's title + text, in ``rows`` order."""
+    text = pl.concat_str(
+        [
+            pl.col(c).fill_null("") if c in signals.columns else pl.lit("")
+            for c in ("title", "text")
+        ],
+        separator=" ",
+    )
+    texts = signals.select(text.alias("t"))["t"].to_list()
+    return [signal_terms(texts[r]) for r in rows]
 
 
 def cluster_signals(
@@ -287,11 +441,14 @@ def cluster_signals(
     vectors: FloatMatrix,
     signal_entities: Mapping[str, frozenset[str]],
     params: StoryParams | None = None,
+    variant: StoryVariant | None = None,
 ) -> list[int]:
-    """Story labels (0..k-1) per row of ``signals`` (columns ``signal_id``, ``published_at``),
-    ``vectors`` row-aligned and unit length. Labels number stories in order of their first day,
-    then of their first signal in that day's order (published_at, signal_id)."""
-    params = params or StoryParams()
+    """Story labels (0..k-1) per row of ``signals`` (columns ``signal_id``, ``published_at``,
+    optionally ``title`` and ``text``), ``vectors`` row-aligned and unit length. Labels number
+    stories in order of their first day, then of their first signal in that day's order
+    (published_at, signal_id). ``variant``: a benchmark's change to the method, never the
+    product's."""
+    state = _Clustering(params or StoryParams(), variant)
     n = signals.height
     labels = [-1] * n
     if n == 0:
@@ -302,133 +459,68 @@ def cluster_signals(
         "published_at",
         SIGNAL_ID,
     ).sort("_day", "published_at", SIGNAL_ID)
-    terms: list[frozenset[str]] = []
-    idf = _TermIdf(params.term_days)
-    if params.uses_terms():
-        text = pl.concat_str(
-            [
-                pl.col(c).fill_null("") if c in signals.columns else pl.lit("")
-                for c in ("title", "text")
-            ],
-            separator=" ",
-        )
-        texts = signals.select(text.alias("t"))["t"].to_list()
-        terms = [signal_terms(texts[r]) for r in order["_row"].to_list()]
-    open_stories: list[_Open] = []
-    next_label = 0
     days = order["_day"].to_list()
     all_rows = order["_row"].to_list()
     all_ids = order[SIGNAL_ID].to_list()
+    terms = _texts(signals, all_rows) if state.uses_terms else [frozenset()] * n
     starts = [0, *(i for i in range(1, n) if days[i] != days[i - 1]), n]
     for start, end in itertools.pairwise(starts):
-        day = days[start]
         rows = all_rows[start:end]
-        ids = all_ids[start:end]
-        block = vectors[rows]
-        sets = [signal_entities.get(s, frozenset()) for s in ids]
-        cosine = block @ block.T
-        overlap = _jaccard(sets, weighted=params.entity_idf)
-        similarity = cosine + params.entity_weight * overlap
-        term_vectors: list[dict[str, float]] = []
-        if params.uses_terms():
-            idf.add_day(day, terms[start:end])
-            term_vectors = idf.vectors(terms[start:end], params.term_burst)
-            term_cosine = _term_cosine(term_vectors)
-            similarity = similarity + params.term_weight * term_cosine
-            if params.term_gate is not None:
-                similarity = np.where(term_cosine >= params.term_gate, similarity, 0.0)
-        if params.pair_gate is not None:
-            similarity = np.where((overlap > 0) | (cosine >= params.pair_gate), similarity, 0.0)
-        day_labels = _average_linkage(similarity, params.link, params.linkage)
-        open_stories = [
-            s
-            for s in open_stories
-            if (day - s.last_day).days <= params.window_days
-            and (params.span_days is None or (day - s.first_day).days <= params.span_days)
-        ]
-        # centroids of the open stories, fixed for the day: a day's clusters are placed
-        # independently of one another
-        if open_stories:
-            totals = np.stack([s.total for s in open_stories])
-            centroids = totals / np.maximum(np.linalg.norm(totals, axis=1, keepdims=True), 1e-12)
-        day_open = list(open_stories)
-        for cluster in range(max(day_labels) + 1):
-            members = [i for i, lab in enumerate(day_labels) if lab == cluster]
-            total = block[members].sum(axis=0)
-            members_entities: set[str] = set().union(*(sets[i] for i in members))
-            members_terms: dict[str, float] = {}
-            for i in members if params.attaches_by_terms() else ():
-                for t, w in term_vectors[i].items():
-                    members_terms[t] = members_terms.get(t, 0.0) + w
-            members_norm2 = _sparse_dot(members_terms, members_terms)
-            best: _Open | None = None
-            best_score = params.attach
-            if day_open:
-                centroid = total / max(float(np.linalg.norm(total)), 1e-12)
-                cosines = centroids @ centroid
-                # only stories the entity bonus could lift past the bar are looked at closer
-                lift = params.entity_weight + params.attach_term_weight
-                for k in np.flatnonzero(cosines + lift >= params.attach):
-                    story = day_open[int(k)]
-                    union = members_entities | story.entities
-                    shared = len(members_entities & story.entities)
-                    if params.attach_needs_entity and not shared:
-                        continue
-                    score = float(cosines[k]) + params.entity_weight * (
-                        shared / len(union) if union else 0.0
-                    )
-                    bar = params.attach + params.attach_per_doubling * float(
-                        np.log2(max(story.size, 1))
-                    )
-                    if params.attaches_by_terms():
-                        # the term cosine is at most 1: a story it cannot lift past the bar
-                        # (or past the best so far) is not scored
-                        most = score + params.attach_term_weight * (1 + 1e-6)
-                        if most < bar or (best is not None and most <= best_score):
-                            continue
-                        term_score = 0.0
-                        if story.terms and members_norm2 > 0:
-                            term_score = _sparse_dot(members_terms, story.terms) / math.sqrt(
-                                members_norm2 * story.terms_norm2
-                            )
-                        gate = params.attach_term_gate
-                        if gate is not None and term_score < gate:
-                            continue
-                        score += params.attach_term_weight * term_score
-                    if score >= bar and (best is None or score > best_score):
-                        best, best_score = story, score
-            if best is None:
-                best = _Open(next_label, np.zeros(EMBEDDING_DIM, dtype=np.float32), set(), day, day)
-                next_label += 1
-                open_stories.append(best)
-            best.total = best.total + total
-            best.entities |= members_entities
-            if params.attaches_by_terms():
-                best.terms = best.terms or {}
-                # |s + m|^2 = |s|^2 + 2 s.m + |m|^2
-                best.terms_norm2 += 2 * _sparse_dot(members_terms, best.terms) + members_norm2
-                for t, w in members_terms.items():
-                    best.terms[t] = best.terms.get(t, 0.0) + w
-            best.last_day = day
-            best.size += len(members)
-            for i in members:
-                labels[rows[i]] = best.label
+        sets = [signal_entities.get(s, frozenset()) for s in all_ids[start:end]]
+        found = state.day(days[start], vectors[rows], sets, terms[start:end])
+        for row, label in zip(rows, found, strict=True):
+            labels[row] = label
     return labels
 
 
-def voice_key() -> pl.Expr:
-    """A signal's voice, from its ``author`` and ``domain`` columns: the author (trimmed, lower
-    case) when it has one, else the domain. Independent sources are distinct voices, here and
-    in ``analytics.corroboration``."""
+# an author field is a publisher's name when it is short and reads like a name, not like a
+# sentence, markup or link text ("Jane Doe", "_akhaliq", "r/LocalLLaMA"; not "see the thread
+# here: …", "**15%** binding", "Score: 279, Comments: 100")
+_NAME_CHARS = 60
+_NAME_SPACES = 4
+_NOT_A_NAME = r"[.!?;:,]\s|https?://|\]\(|\s-\s|[*\"“”]"
+
+
+def publisher_key(text: bool = True) -> pl.Expr:
+    """A signal's publisher, from its ``author``, ``domain`` and (``text``) ``text`` columns:
+    the author (trimmed, lower case) when it reads like a name — and, with ``text``, is not a
+    plain word or phrase of the signal's own text that the text never names as ``@author`` (an
+    aggregator's link text: "discussed", "Source") — else the domain (lower case, ``www.``
+    dropped).
+    Chapters and segments of one source share both, so they are one publisher; independent
+    sources are distinct publishers, here and in ``analytics.corroboration``."""
+    author = pl.col("author").fill_null("").str.strip_chars()
+    named = (
+        author.str.len_chars().is_between(1, _NAME_CHARS)
+        & (author.str.count_matches(r"\s+") <= _NAME_SPACES)
+        & ~author.str.contains(_NOT_A_NAME)
+    )
+    if text:
+        # only a plain word or phrase can be link text ("Source", "discussed"); a handle
+        # ("SakanaAILabs", "_akhaliq") is a name wherever the text mentions it
+        plain = author.str.contains(r"^[A-Za-z][a-z]+$") | author.str.contains(r"\s")
+        body = pl.col("text").fill_null("").str.to_lowercase()
+        lower = author.str.to_lowercase()
+        quoted = body.str.contains(lower, literal=True) & ~body.str.contains(
+            pl.lit("@") + lower, literal=True
+        )
+        named = named & ~(plain & quoted)
+    domain = pl.col("domain").fill_null("").str.to_lowercase().str.strip_prefix("www.")
     return (
-        pl.when(pl.col("author").str.strip_chars().str.len_chars() > 0)
-        .then(pl.lit("author:") + pl.col("author").str.strip_chars().str.to_lowercase())
-        .otherwise(pl.lit("domain:") + pl.col("domain").fill_null(""))
+        pl.when(named)
+        .then(pl.lit("author:") + author.str.to_lowercase())
+        .otherwise(pl.lit("domain:") + domain)
     )
 
 
+def publisher_name(key: str) -> str:
+    """What a reader sees of a publisher key: the author, else the domain."""
+    return key.split(":", 1)[1] if ":" in key else key
+
+
 def story_id_for(first_signal_id: str) -> str:
-    """A new story's id: derived from its earliest signal's id, so a rebuild names it again."""
+    """A new story's id: derived from its earliest signal's id (a roundup's item: the item's
+    id), so a rebuild names it again."""
     return STORY_PREFIX + hashlib.sha256(first_signal_id.encode()).hexdigest()[:16]
 
 
@@ -492,6 +584,201 @@ def entity_sets(signal_entities: pl.DataFrame) -> dict[str, frozenset[str]]:
     }
 
 
+# a title is a heading, not an event's name, once it is used on this many distinct days
+GENERIC_DAYS = 3
+# terms in more than this share of the story inputs name nothing specific ("model", "new")
+COMMON_SHARE = 0.01
+# a lead sentence longer than this is cut at a word, with an ellipsis
+TITLE_CHARS = 160
+_DIGIT = re.compile(r"\d")
+_DATE_PREFIX = re.compile(r"^\s*\d{1,2}/\d{1,2}/\d{2,4}\s*:?\s*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z@\"“(])")
+
+
+def title_key(title: str) -> str:
+    """A title as compared across days: lower case, a leading date ("1/2/2024: ") dropped,
+    punctuation folded to spaces."""
+    return re.sub(r"[^a-z0-9]+", " ", _DATE_PREFIX.sub("", title.lower())).strip()
+
+
+def generic_titles(items: pl.DataFrame) -> set[str]:
+    """The ``title_key`` of every title used on at least ``GENERIC_DAYS`` distinct UTC days
+    ("not much happened today", a recurring section heading): a title shared by many days names
+    no one event."""
+    keys = items.select(
+        pl.col("title").fill_null("").map_elements(title_key, return_dtype=pl.String).alias("k"),
+        pl.col("published_at").dt.date().alias("day"),
+    ).filter(pl.col("k") != "")
+    days = keys.group_by("k").agg(pl.col("day").n_unique().alias("n"))
+    return set(days.filter(pl.col("n") >= GENERIC_DAYS)["k"].to_list())
+
+
+def lead_title(text: str) -> str:
+    """A title from a synopsis: its first sentence, cut at a word near ``TITLE_CHARS``."""
+    first = _SENTENCE.split(text.strip(), maxsplit=1)[0].strip()
+    if len(first) <= TITLE_CHARS:
+        return first
+    return first[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+@dataclass(frozen=True)
+class _TitleEvidence:
+    """What choosing titles reads, per story input: the terms of its title and of its text with
+    the common terms dropped, and whether its title is generic."""
+
+    title_terms: list[frozenset[str]]
+    text_terms: list[frozenset[str]]
+    generic: list[bool]
+
+    @classmethod
+    def of(cls, items: pl.DataFrame) -> _TitleEvidence:
+        titles = items["title"].fill_null("").to_list()
+        texts = (
+            items["text"].fill_null("").to_list() if "text" in items.columns else [""] * len(titles)
+        )
+        title_terms = [signal_terms(t) for t in titles]
+        text_terms = [signal_terms(t) for t in texts]
+        df: dict[str, int] = {}
+        for ts in text_terms:
+            for t in ts:
+                df[t] = df.get(t, 0) + 1
+        # a name, version or amount ("o1", "gpt-4o", "$6.6b") or a word of four letters or
+        # more that few inputs use: short words ("the", "of", "new") name nothing
+        common = {
+            t
+            for t, n in df.items()
+            if n > max(COMMON_SHARE * len(texts), 5) or (len(t) < 4 and not _DIGIT.search(t))
+        }
+        generic = generic_titles(items)
+        return cls(
+            [ts - common for ts in title_terms],
+            [ts - common for ts in text_terms],
+            [not t.strip() or title_key(t) in generic for t in titles],
+        )
+
+
+def story_title(
+    rows: Sequence[int],
+    central: int,
+    titles: Sequence[str],
+    leads: Sequence[str],
+    evidence: _TitleEvidence,
+) -> str:
+    """A story's title, naming its event: the central input's own title when it names something
+    the story's texts name, else the member title naming most of it, else the first sentence of
+    the central input's synopsis (``lead``); never a title used on ``GENERIC_DAYS`` days."""
+    named = set().union(*(evidence.text_terms[r] for r in rows))
+
+    def names(r: int) -> int:
+        return 0 if evidence.generic[r] else len(evidence.title_terms[r] & named)
+
+    if names(central) > 0:
+        return titles[central]
+    best = max(rows, key=lambda r: (names(r), -r))
+    if names(best) > 0:
+        return titles[best]
+    if leads[central].strip():
+        return lead_title(leads[central])
+    return titles[central]
+
+
+def _with_item_columns(items: pl.DataFrame, signal_entities: pl.DataFrame) -> pl.DataFrame:
+    """``items`` with the columns a plain signal frame lacks: ``item_id`` (the signal id),
+    ``unit_ids`` (none: the whole signal), ``entity_ids`` (the signal's), ``text`` and ``lead``
+    (empty)."""
+    out = items
+    if "item_id" not in out.columns:
+        out = out.with_columns(pl.col(SIGNAL_ID).alias("item_id"))
+    if "unit_ids" not in out.columns:
+        out = out.with_columns(pl.lit([], dtype=pl.List(pl.String)).alias("unit_ids"))
+    for column in ("text", "lead"):
+        if column not in out.columns:
+            out = out.with_columns(pl.lit("").alias(column))
+    if "entity_ids" not in out.columns:
+        sets = signal_entities.group_by(SIGNAL_ID).agg(
+            pl.col("entity_id").unique().sort().alias("entity_ids")
+        )
+        out = out.join(sets, on=SIGNAL_ID, how="left").with_columns(
+            pl.col("entity_ids").fill_null(pl.lit([], dtype=pl.List(pl.String)))
+        )
+    return out
+
+
+def _centrals(rows: pl.DataFrame, vectors: FloatMatrix) -> dict[int, int]:
+    """The most central input of each story (``rows``: ``label``, ``_row``, in time order):
+    nearest its centroid, the earliest on a tie; as positions in ``rows``."""
+    label_array = rows["label"].to_numpy()
+    row_array = rows["_row"].to_numpy()
+    by_story = np.argsort(label_array, kind="stable")  # rows stay in time order per story
+    bounds = np.flatnonzero(np.diff(label_array[by_story])) + 1
+    central: dict[int, int] = {}
+    for positions in np.split(by_story, bounds):
+        block = vectors[row_array[positions]]
+        total = block.sum(axis=0)
+        centroid = total / max(float(np.linalg.norm(total)), 1e-12)
+        central[int(label_array[positions[0]])] = int(positions[int(np.argmax(block @ centroid))])
+    return central
+
+
+def _titles(rows: pl.DataFrame, vectors: FloatMatrix) -> pl.DataFrame:
+    """Per label, its ``title`` and ``title_signal_id`` (the central input's signal)."""
+    central = _centrals(rows, vectors)
+    evidence = _TitleEvidence.of(rows)
+    titles = rows["title"].fill_null("").to_list()
+    leads = rows["lead"].fill_null("").to_list()
+    members: dict[int, list[int]] = {}
+    for position, label in enumerate(rows["label"].to_list()):
+        members.setdefault(label, []).append(position)
+    ids = rows[SIGNAL_ID].to_list()
+    labels = sorted(central)
+    return pl.DataFrame(
+        {
+            "label": labels,
+            "title": [story_title(members[k], central[k], titles, leads, evidence) for k in labels],
+            "title_signal_id": [ids[central[k]] for k in labels],
+        },
+        schema={"label": pl.Int64, "title": pl.String, "title_signal_id": pl.String},
+    )
+
+
+def _aggregates(rows: pl.DataFrame, signal_themes: pl.DataFrame) -> pl.DataFrame:
+    """Per label: its signals, counts, times, domains, authors, independent sources, entities,
+    themes and parts (the units of a roundup's items in it)."""
+    publisher = publisher_key("text" in rows.columns)
+    part = pl.col("unit_ids").list.len() > 0
+    # a reprint or near-copy of an earlier member adds no publisher
+    original = pl.col("copy_key").is_null() | pl.col("copy_key").is_first_distinct().over("label")
+    by_label = rows.group_by("label").agg(
+        pl.col(SIGNAL_ID).unique(maintain_order=True).alias("signal_ids"),
+        pl.col(SIGNAL_ID).n_unique().cast(pl.Int64).alias("signal_count"),
+        pl.col("published_at").min().alias("first_seen"),
+        pl.col("published_at").max().alias("last_seen"),
+        pl.col("domain").drop_nulls().unique().sort().alias("domains"),
+        pl.col("author").drop_nulls().unique().sort().alias("authors"),
+        publisher.filter(original).n_unique().cast(pl.Int64).alias("independent_sources"),
+        pl.col("entity_ids").explode().drop_nulls().unique().sort().alias("entity_ids"),
+    )
+    parts = (
+        rows.filter(part)
+        .group_by("label", SIGNAL_ID, maintain_order=True)
+        .agg(pl.col("unit_ids").explode())
+        .group_by("label", maintain_order=True)
+        .agg(pl.struct(SIGNAL_ID, "unit_ids").alias("parts"))
+    )
+    # a roundup's themes are the whole digest's: a story takes its whole members' themes only
+    themes = (
+        rows.filter(~part)
+        .select("label", SIGNAL_ID)
+        .join(signal_themes.select(SIGNAL_ID, "value_chain", "market_force"), on=SIGNAL_ID)
+        .group_by("label")
+        .agg(
+            pl.col("value_chain").explode().drop_nulls().unique().sort(),
+            pl.col("market_force").explode().drop_nulls().unique().sort(),
+        )
+    )
+    return by_label.join(parts, on="label", how="left").join(themes, on="label", how="left")
+
+
 def build_stories(
     signals: pl.DataFrame,
     vectors: FloatMatrix,
@@ -502,106 +789,118 @@ def build_stories(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The stories of ``signals`` and their membership: (``STORIES`` rows, ``STORY_SIGNALS`` rows).
 
-    ``signals``: the served signals (``signal_id``, ``published_at``, ``title``, ``domain``,
-    ``author``, ``copy_key``), ``vectors`` row-aligned (``signal_vectors``); ``copy_key`` is the
-    same for a reprint and its original (the normalized text of the central statement,
-    ``analytics.copies``). ``signal_entities``: (``signal_id``, ``entity_id``);
-    ``signal_themes``: (``signal_id``, ``value_chain``, ``market_force``); ``previous``: the
-    last build's (``signal_id``, ``story_id``), whose ids carry over (``carry_ids``).
+    ``signals``: the story inputs (``story_items``: ``item_id``, ``signal_id``, ``unit_ids``,
+    ``published_at``, ``title``, ``text``, ``lead``, ``domain``, ``author``, ``copy_key``,
+    ``entity_ids``) or plain served signals (each one item; entities from ``signal_entities``),
+    ``vectors`` row-aligned; ``copy_key`` is the same for a reprint and its original.
+    ``signal_entities``: (``signal_id``, ``entity_id``); ``signal_themes``: (``signal_id``,
+    ``value_chain``, ``market_force``); ``previous``: the last build's ``STORIES`` rows (or its
+    whole members' (``signal_id``, ``story_id``)), whose ids carry over (``member_keys``,
+    ``carry_ids``).
     """
-    params = params or StoryParams()
     if signals.height == 0:
         return pl.DataFrame(schema=STORIES), pl.DataFrame(schema=STORY_SIGNALS)
-    labels = cluster_signals(signals, vectors, entity_sets(signal_entities), params)
-    rows = signals.with_columns(
+    items = _with_item_columns(signals, signal_entities)
+    entities = {i: frozenset(e) for i, e in items.select("item_id", "entity_ids").iter_rows()}
+    labels = cluster_signals(
+        items.with_columns(pl.col("item_id").alias(SIGNAL_ID)), vectors, entities, params
+    )
+    rows = items.with_columns(
         pl.Series("label", labels, dtype=pl.Int64), pl.int_range(pl.len()).alias("_row")
-    ).sort("published_at", SIGNAL_ID)
-    members = rows.select(
-        "label", SIGNAL_ID, pl.col(SIGNAL_ID).first().over("label").alias("first_id")
+    ).sort("published_at", SIGNAL_ID, "item_id")
+    keys = [
+        [f"{sid}#{u}" for u in units] if units else [sid]
+        for sid, units in rows.select(SIGNAL_ID, "unit_ids").iter_rows()
+    ]
+    members = (
+        rows.select("label", pl.col("item_id").first().over("label").alias("first_id"))
+        .with_columns(pl.Series(SIGNAL_ID, keys, dtype=pl.List(pl.String)))
+        .explode(SIGNAL_ID)
+        .unique(["label", SIGNAL_ID], keep="first", maintain_order=True)
+        .select("label", SIGNAL_ID, "first_id")
     )
-    prior = previous if previous is not None else pl.DataFrame(schema=STORY_SIGNALS)
-    ids, merged, split = carry_ids(members, prior)
-
-    # the most central signal of each story: nearest its centroid, the earliest on a tie
-    label_array = rows["label"].to_numpy()
-    row_array = rows["_row"].to_numpy()
-    id_array = rows[SIGNAL_ID].to_list()
-    by_story = np.argsort(label_array, kind="stable")  # rows stay in time order per story
-    bounds = np.flatnonzero(np.diff(label_array[by_story])) + 1
-    central: dict[int, str] = {}
-    for positions in np.split(by_story, bounds):
-        block = vectors[row_array[positions]]
-        total = block.sum(axis=0)
-        centroid = total / max(float(np.linalg.norm(total)), 1e-12)
-        central[int(label_array[positions[0]])] = id_array[
-            int(positions[int(np.argmax(block @ centroid))])
-        ]
-    voice = voice_key()
-    # a reprint or near-copy of an earlier member adds no voice
-    original = pl.col("copy_key").is_null() | pl.col("copy_key").is_first_distinct().over("label")
-    by_label = rows.group_by("label").agg(
-        pl.col(SIGNAL_ID).alias("signal_ids"),
-        pl.len().cast(pl.Int64).alias("signal_count"),
-        pl.col("published_at").min().alias("first_seen"),
-        pl.col("published_at").max().alias("last_seen"),
-        pl.col("domain").drop_nulls().unique().sort().alias("domains"),
-        pl.col("author").drop_nulls().unique().sort().alias("authors"),
-        voice.filter(original).n_unique().cast(pl.Int64).alias("independent_sources"),
-    )
-    entity_lists = (
-        rows.select("label", SIGNAL_ID)
-        .join(signal_entities.select(SIGNAL_ID, "entity_id"), on=SIGNAL_ID)
-        .group_by("label")
-        .agg(pl.col("entity_id").unique().sort().alias("entity_ids"))
-    )
-    theme_lists = (
-        rows.select("label", SIGNAL_ID)
-        .join(signal_themes.select(SIGNAL_ID, "value_chain", "market_force"), on=SIGNAL_ID)
-        .group_by("label")
-        .agg(
-            pl.col("value_chain").explode().drop_nulls().unique().sort(),
-            pl.col("market_force").explode().drop_nulls().unique().sort(),
-        )
-    )
-    titles = rows.select(pl.col(SIGNAL_ID).alias("title_signal_id"), "title")
+    ids, merged, split = carry_ids(members, member_keys(previous))
     keyed = pl.DataFrame(
         {
             "label": list(ids),
             STORY_ID: list(ids.values()),
-            "title_signal_id": [central[label] for label in ids],
             "merged_from": [merged.get(label, []) for label in ids],
             "split_from": [split.get(label) for label in ids],
         },
         schema={
             "label": pl.Int64,
             STORY_ID: pl.String,
-            "title_signal_id": pl.String,
             "merged_from": pl.List(pl.String),
             "split_from": pl.String,
         },
     )
     empty_list = pl.lit([], dtype=pl.List(pl.String))
     out = (
-        keyed.join(by_label, on="label")
-        .join(entity_lists, on="label", how="left")
-        .join(theme_lists, on="label", how="left")
-        .join(titles, on="title_signal_id", how="left")
+        keyed.join(_aggregates(rows, signal_themes), on="label")
+        .join(_titles(rows, vectors), on="label")
         .with_columns(
-            pl.col("entity_ids").fill_null(empty_list),
             pl.col("value_chain").fill_null(empty_list),
             pl.col("market_force").fill_null(empty_list),
+            pl.col("parts").fill_null(pl.lit([], dtype=STORIES["parts"])),
         )
         .select(STORIES.names())
         .cast(STORIES)
     )
     stories = out.sort(["last_seen", STORY_ID], descending=[True, False])
     membership = (
-        stories.select(STORY_ID, SIGNAL_ID=pl.col("signal_ids"))
-        .explode("SIGNAL_ID")
-        .select(pl.col("SIGNAL_ID").alias(SIGNAL_ID), STORY_ID)
-        .sort(SIGNAL_ID)
+        stories.select(STORY_ID, pl.col("signal_ids").alias(SIGNAL_ID))
+        .explode(SIGNAL_ID)
+        .select(SIGNAL_ID, STORY_ID)
+        .sort(SIGNAL_ID, STORY_ID)
     )
     return stories, membership
+
+
+def member_keys(previous: pl.DataFrame | None) -> pl.DataFrame:
+    """The (``signal_id``: member key, ``story_id``) rows ids are carried by (``carry_ids``),
+    from a previous build's ``STORIES`` rows or plain (``signal_id``, ``story_id``) rows of whole
+    members: a whole member's key is its signal id; a roundup's part has one key per unit,
+    ``<signal_id>#<unit_id>``, so each item carries its own story's id."""
+    if previous is None:
+        return pl.DataFrame(schema=STORY_SIGNALS)
+    if "signal_ids" not in previous.columns:
+        return previous.select(SIGNAL_ID, STORY_ID)
+    whole = previous.select(STORY_ID, pl.col("signal_ids").alias(SIGNAL_ID)).explode(SIGNAL_ID)
+    parts = (
+        previous.select(STORY_ID, "parts")
+        .explode("parts")
+        .drop_nulls("parts")
+        .select(STORY_ID, pl.col("parts").struct.unnest())
+    )
+    keyed = parts.explode("unit_ids").select(
+        (pl.col(SIGNAL_ID) + "#" + pl.col("unit_ids")).alias(SIGNAL_ID), STORY_ID
+    )
+    whole = whole.join(parts.select(STORY_ID, SIGNAL_ID), on=[STORY_ID, SIGNAL_ID], how="anti")
+    return pl.concat([whole.select(SIGNAL_ID, STORY_ID), keyed]).drop_nulls()
+
+
+def signal_story(stories: pl.DataFrame) -> dict[str, str]:
+    """Each signal's story, for its card: the story it is a whole member of, else (a roundup,
+    in several stories by its items) the story holding most of its units, the first id on a
+    tie."""
+    whole = stories.select(STORY_ID, pl.col("signal_ids").alias(SIGNAL_ID)).explode(SIGNAL_ID)
+    parts = (
+        stories.select(STORY_ID, "parts")
+        .explode("parts")
+        .drop_nulls("parts")
+        .select(
+            STORY_ID,
+            pl.col("parts").struct.field(SIGNAL_ID).alias(SIGNAL_ID),
+            pl.col("parts").struct.field("unit_ids").list.len().alias("units"),
+        )
+    )
+    ranked = (
+        whole.join(parts, on=[STORY_ID, SIGNAL_ID], how="left")
+        .with_columns(pl.col("units").is_not_null().alias("is_part"))
+        .sort([SIGNAL_ID, "is_part", "units", STORY_ID], descending=[False, False, True, False])
+        .unique(SIGNAL_ID, keep="first", maintain_order=True)
+    )
+    return dict(ranked.select(SIGNAL_ID, STORY_ID).iter_rows())
 
 
 def story_inputs(
@@ -610,13 +909,17 @@ def story_inputs(
     """The signals stories are made of and their vectors: the served signals (a verified central
     statement; analytics count exactly these) published up to ``as_of``, with ``copy_key`` (the
     normalized text of the central statement: a reprint's is its original's, as
-    ``analytics.copies`` groups units), and the unit-length mean of their units' vectors."""
+    ``analytics.copies`` groups units) and ``lead`` (that statement's text), and the unit-length
+    mean of their units' vectors."""
     served = served_signals(signals, units).filter(pl.col("published_at") <= as_of)
     central = (
         units.filter(pl.col("role").is_in(CENTRAL_ROLES))
         .sort("signal_id", "position")
         .group_by("signal_id", maintain_order=True)
-        .agg(normalized_text(pl.col("text")).first().alias("copy_key"))
+        .agg(
+            normalized_text(pl.col("text")).first().alias("copy_key"),
+            pl.col("text").first().alias("lead"),
+        )
     )
     served = served.join(central, on=SIGNAL_ID, how="left").sort("published_at", SIGNAL_ID)
     embedded = units.select("unit_id", SIGNAL_ID).join(
@@ -628,6 +931,65 @@ def story_inputs(
         embedded["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM),
     )
     return served, vectors
+
+
+def story_items(
+    served: pl.DataFrame,
+    vectors: FloatMatrix,
+    units: pl.DataFrame,
+    unit_embeddings: pl.DataFrame,
+    unit_entities: pl.DataFrame,
+    signal_entities: pl.DataFrame,
+    params: RoundupParams | None = None,
+) -> tuple[pl.DataFrame, FloatMatrix]:
+    """What stories are built from (``build_stories``), row-aligned with their vectors: each
+    served signal (``story_inputs``) as one item, except a roundup (``analytics.roundups``),
+    which is its items: ``<signal_id>#<k>``, its units, no title, its units' text (``lead``:
+    the first unit's), no ``copy_key``, its units' entities."""
+    unit_vectors = dict(
+        zip(
+            unit_embeddings["unit_id"].to_list(),
+            unit_embeddings["vector"].to_numpy().astype(np.float32).reshape(-1, EMBEDDING_DIM),
+            strict=True,
+        )
+    )
+    found = roundup_items(served, units, unit_vectors, unit_entities, params)
+    whole = _with_item_columns(served, signal_entities)
+    if not found:
+        return whole, vectors
+    text = dict(units.select("unit_id", "text").iter_rows())
+    unit_entity = entity_sets(unit_entities.rename({"unit_id": SIGNAL_ID}))
+    parts = pl.DataFrame(
+        {
+            "item_id": [i.item_id for i in found],
+            SIGNAL_ID: [i.signal_id for i in found],
+            "unit_ids": [list(i.unit_ids) for i in found],
+            "text": [" ".join(text[u] for u in i.unit_ids) for i in found],
+            "lead": [text[i.unit_ids[0]] for i in found],
+            "entity_ids": [
+                sorted(set().union(*(unit_entity.get(u, frozenset()) for u in i.unit_ids)))
+                for i in found
+            ],
+        },
+        schema={
+            "item_id": pl.String,
+            SIGNAL_ID: pl.String,
+            "unit_ids": pl.List(pl.String),
+            "text": pl.String,
+            "lead": pl.String,
+            "entity_ids": pl.List(pl.String),
+        },
+    )
+    split = set(parts[SIGNAL_ID].to_list())
+    keep = [i for i, s in enumerate(whole[SIGNAL_ID].to_list()) if s not in split]
+    shared = whole.drop("item_id", "unit_ids", "text", "lead", "entity_ids", "title", "copy_key")
+    parts = parts.join(shared, on=SIGNAL_ID).with_columns(
+        pl.lit("").alias("title"), pl.lit(None, dtype=pl.String).alias("copy_key")
+    )
+    items = pl.concat([whole[keep], parts.select(whole.columns)], how="vertical_relaxed")
+    out = np.concatenate([vectors[keep], item_vectors(found, unit_vectors)])
+    order = items.with_row_index("_i").sort("published_at", SIGNAL_ID, "item_id")
+    return order.drop("_i"), out[order["_i"].to_numpy()]
 
 
 def story_counts(stories: pl.DataFrame) -> dict[str, int]:
@@ -645,13 +1007,66 @@ def story_counts(stories: pl.DataFrame) -> dict[str, int]:
     return dict(zip(counted["key"].to_list(), counted["len"].to_list(), strict=True))
 
 
+def _story_item(story: Mapping[str, Any], refs: list[dict[str, str]]) -> dict[str, object]:
+    """A story's list form (docs/api.md §2.8)."""
+    return {
+        "story_id": story[STORY_ID],
+        "title": story["title"],
+        "first_seen": iso_utc(story["first_seen"]),
+        "last_seen": iso_utc(story["last_seen"]),
+        "signal_count": story["signal_count"],
+        "independent_sources": story["independent_sources"],
+        "domains": list(story["domains"]),
+        "themes": {
+            "value_chain": list(story["value_chain"]),
+            "market_force": list(story["market_force"]),
+        },
+        "entities": refs,
+    }
+
+
+def _story_detail(
+    story: Mapping[str, Any],
+    item: dict[str, object],
+    cards: Mapping[str, dict[str, object]],
+    unit_text: Mapping[str, str],
+) -> dict[str, object]:
+    """A story's detail: its list form, its signals' cards (newest first, as the signal list),
+    and the optional ``parts`` (a roundup's units that report the story's event), ``merged_from``
+    and ``split_from``."""
+    detail: dict[str, object] = {
+        **item,
+        "signals": [cards[s] for s in reversed(story["signal_ids"]) if s in cards],
+    }
+    parts = [
+        {
+            "signal_id": part[SIGNAL_ID],
+            "units": [
+                {"unit_id": u, "text": unit_text[u]} for u in part["unit_ids"] if u in unit_text
+            ],
+        }
+        for part in story["parts"]
+    ]
+    if parts:
+        detail["parts"] = parts
+    if story["merged_from"]:
+        detail["merged_from"] = list(story["merged_from"])
+    if story["split_from"] is not None:
+        detail["split_from"] = story["split_from"]
+    return detail
+
+
 def render_stories(
-    stories: pl.DataFrame, signals: pl.DataFrame, entities: pl.DataFrame
+    stories: pl.DataFrame,
+    signals: pl.DataFrame,
+    entities: pl.DataFrame,
+    units: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The snapshot's story table (``SERVED_STORIES``), newest activity first: per story its
     list form and its detail as served (docs/api.md §2.8). ``signals``: (``signal_id``,
     ``title``, ``url``, ``published_at``, ``domain``); ``entities``: (``entity_id``, ``name``,
-    ``type``). Optional fields are omitted, never null."""
+    ``type``); ``units``: (``unit_id``, ``text``), the text of a roundup's parts. Optional
+    fields are omitted, never null."""
     ref = {
         entity_id: {"entity_id": entity_id, "name": name, "type": kind}
         for entity_id, name, kind in entities.select("entity_id", "name", "type").iter_rows()
@@ -668,35 +1083,16 @@ def render_stories(
             named=True
         )
     }
+    unit_text: dict[str, str] = {}
+    if units is not None:
+        unit_text = dict(units.select("unit_id", "text").iter_rows())
     rows: list[dict[str, object]] = []
     for story in stories.sort(["last_seen", STORY_ID], descending=True).iter_rows(named=True):
         refs = sorted(
             (ref[e] for e in story["entity_ids"] if e in ref),
             key=lambda r: (r["name"].lower(), r["entity_id"]),
         )
-        item: dict[str, object] = {
-            "story_id": story[STORY_ID],
-            "title": story["title"],
-            "first_seen": iso_utc(story["first_seen"]),
-            "last_seen": iso_utc(story["last_seen"]),
-            "signal_count": story["signal_count"],
-            "independent_sources": story["independent_sources"],
-            "domains": list(story["domains"]),
-            "themes": {
-                "value_chain": list(story["value_chain"]),
-                "market_force": list(story["market_force"]),
-            },
-            "entities": refs,
-        }
-        detail: dict[str, object] = {
-            **item,
-            # newest first, as the signal list
-            "signals": [cards[s] for s in reversed(story["signal_ids"]) if s in cards],
-        }
-        if story["merged_from"]:
-            detail["merged_from"] = list(story["merged_from"])
-        if story["split_from"] is not None:
-            detail["split_from"] = story["split_from"]
+        item = _story_item(story, refs)
         rows.append(
             {
                 STORY_ID: story[STORY_ID],
@@ -705,7 +1101,7 @@ def render_stories(
                 "entity_ids": [r["entity_id"] for r in refs],
                 "themes": [*story["value_chain"], *story["market_force"]],
                 "list_json": orjson.dumps(item),
-                "detail_json": orjson.dumps(detail),
+                "detail_json": orjson.dumps(_story_detail(story, item, cards, unit_text)),
             }
         )
     return pl.DataFrame(rows, schema=SERVED_STORIES, orient="row")

@@ -348,14 +348,15 @@ STORIES = ExportTable(
     "signals included.",
     (
         Column("story_id", pl.String(), "stable id `sty_…`"),
-        Column("title", pl.String(), "the title of its most central signal"),
+        Column("title", pl.String(), "a title naming its event"),
         Column("first_seen", UTC_TIME, "publication time of its earliest signal"),
         Column("last_seen", UTC_TIME, "publication time of its latest signal"),
         Column("signal_count", pl.Int64(), "its signals"),
         Column(
             "independent_sources",
             pl.Int64(),
-            "distinct authors (else domains), reprints and near-copies counted once",
+            "distinct publishers (authors, else domains), chapters, parts, reprints and "
+            "near-copies counted once",
         ),
         Column("domains", STRINGS, "distinct source domains, sorted"),
         Column("themes", THEMES, "theme labels of its signals, both axes"),
@@ -374,6 +375,18 @@ STORIES = ExportTable(
                 )
             ),
             "its signals, newest first (`published_at` as the API writes it)",
+        ),
+        Column(
+            "parts",
+            pl.List(
+                pl.Struct(
+                    {
+                        "signal_id": pl.String,
+                        "units": pl.List(pl.Struct({"unit_id": pl.String, "text": pl.String})),
+                    }
+                )
+            ),
+            "per roundup among its signals, its units that report this story's event, else null",
         ),
         Column("merged_from", STRINGS, "ids of the stories a rebuild merged into it, else null"),
         Column("split_from", pl.String(), "the story a rebuild split it from, else null"),

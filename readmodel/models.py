@@ -185,7 +185,9 @@ class SignalFields(BaseModel):
     story_id: str | None = Field(
         default=None,
         description="The story the signal belongs to (`GET /v1/stories/{story_id}`); null when "
-        "it is in none (published after the snapshot's `as_of`).",
+        "it is in none (published after the snapshot's `as_of`). A roundup split into its items "
+        "is in the story of each: this is the one holding most of its units (the first id on a "
+        "tie).",
     )
 
 
@@ -242,23 +244,51 @@ class Story(BaseModel):
     story_id: str = Field(
         description="Stable id, `sty_…`: a story keeps it as it grows across builds."
     )
-    title: str = Field(description="The title of its most central signal.")
+    title: str = Field(
+        description="A title naming its event: its most central signal's own title when that "
+        "names what the story's texts name, else the member title naming most of it, else the "
+        "first sentence of the central signal's synopsis; never a title used on three or more "
+        'days (a digest\'s "not much happened today", a recurring heading).'
+    )
     first_seen: datetime = Field(description="Publication time of its earliest signal (UTC).")
     last_seen: datetime = Field(description="Publication time of its latest signal (UTC).")
     signal_count: int = Field(description="Its signals.")
     independent_sources: int = Field(
-        description="Distinct voices — the author when the source names one, else its domain — "
-        "with reprints and near-copies of an earlier signal counted once."
+        description="Distinct publishers — the author when the source names one (a name, not "
+        "a sentence or link text), else its domain — with chapters and parts of one source, "
+        "and reprints and near-copies of an earlier signal, counted once. A story of one "
+        "publisher has 1, however many signals it holds."
     )
     domains: list[str] = Field(description="Distinct source domains, sorted.")
     themes: Themes = Field(description="Theme labels of its signals, both axes.")
     entities: list[EntityRef] = Field(description="Entities its signals mention.")
 
 
+class StoryPartUnit(BaseModel):
+    """A unit of a roundup that reports the story's event."""
+
+    unit_id: str = Field(description="The unit's id.")
+    text: str = Field(description="The unit's text.")
+
+
+class StoryPart(BaseModel):
+    """The units of one roundup (a digest of unrelated items, split into its items before
+    stories are built) that belong to this story; the roundup's other items are in other
+    stories."""
+
+    signal_id: str = Field(description="The roundup signal's id (also among `signals`).")
+    units: list[StoryPartUnit] = Field(description="Its units in this story, in text order.")
+
+
 class StoryDetail(Story):
     """One story with its signals."""
 
     signals: list[StorySignal] = Field(description="Its signals, newest first.")
+    parts: list[StoryPart] | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Per roundup among its signals, the roundup's units that report this "
+        "story's event (omitted when none).",
+    )
     merged_from: list[str] | SkipJsonSchema[None] = Field(
         default=None,
         description="Ids of earlier stories this one absorbed when a rebuild merged them "

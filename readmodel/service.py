@@ -142,15 +142,16 @@ ABOUT: dict[str, str] = {
     "list_stories": (
         "Cursor-paginated stories: signals about the same event or development, grouped within "
         "a rolling window of days (a story keeps its id as it grows). Newest activity "
-        "(`last_seen`) first, ties by `story_id`. `independent_sources` counts distinct authors "
-        "(else domains), reprints and near-copies once. `window` keeps stories active in it "
-        "(measured back from the snapshot's `as_of`); `entity` matches the entity or a family "
-        "member; `min_sources` is the least `independent_sources`. Pass `next_cursor` back as "
-        "`cursor` until `has_more` is false."
+        "(`last_seen`) first, ties by `story_id`. `independent_sources` counts distinct "
+        "publishers (authors, else domains): chapters, parts, reprints and near-copies once. "
+        "`window` keeps stories active in it (measured back from the snapshot's `as_of`); "
+        "`entity` matches the entity or a family member; `min_sources` is the least "
+        "`independent_sources`. Pass `next_cursor` back as `cursor` until `has_more` is false."
     ),
     "get_story": (
-        "One story with its signals (newest first) and, when a rebuild merged or split it, "
-        "`merged_from` / `split_from`."
+        "One story with its signals (newest first), `parts` (a roundup's units that report "
+        "this story's event, when a roundup is among its signals) and, when a rebuild merged or "
+        "split it, `merged_from` / `split_from`."
     ),
     "search": (
         "Exactly one of `q` (hybrid: BM25 over the units and MiniLM cosine, each filtered "

@@ -172,9 +172,7 @@ def test_unjudged_cells_of_the_clusterings_own_pairs_are_counted_apart(
 def test_every_burst_variant_turns_the_burst_weights_on(events: ModuleType) -> None:
     from dataclasses import replace
 
-    from analytics.stories import StoryParams
-
-    points = [replace(StoryParams(), **v) for v in events.BURST_VARIANTS]
+    points = [replace(events.BenchParams(), **v) for v in events.BURST_VARIANTS]
     assert points and all(p.term_burst in ("times", "only") for p in points)
     assert len(set(points)) == len(points)
 

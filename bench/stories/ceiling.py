@@ -2,10 +2,10 @@
 classifiers over everything the clustering may read, not by a clustering.
 
 Usage:
-    .venv/bin/python bench/stories/ceiling.py --warehouse DIR/warehouse --title-text F \
+    .venv/bin/python -m bench.stories.ceiling --warehouse DIR/warehouse --title-text F \
         [--judged bench/stories/event_pairs_judged.json] [--boot 2000] [--json OUT]
     # how far two readings of the same pairs agree (no warehouse needed)
-    .venv/bin/python bench/stories/ceiling.py --agreement bench/stories/event_pairs_rejudged.json
+    .venv/bin/python -m bench.stories.ceiling --agreement bench/stories/event_pairs_rejudged.json
 
 The inputs, the judged pool and the estimator are those of ``events.py`` (same build, same
 strata cut by year, same cells). Every pair of the pool gets the evidence the issue lets a
@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics.stories import StoryParams, _sparse_dot, _TermIdf, signal_terms
+from analytics.stories import TermIdf, signal_terms, sparse_dot
 from bench.stories.events import (
     JUDGED,
     MAX_OUTSIDE,
@@ -72,6 +72,7 @@ from bench.stories.events import (
     strata_of,
     yearly,
 )
+from bench.stories.variants import BenchParams
 
 FEATURES = ("title_text", "units", "entities", "terms", "days_apart", "same_author", "same_site")
 BINARY = tuple(name.startswith("same_") for name in FEATURES)
@@ -83,7 +84,7 @@ THRESHOLDS = 200
 RIDGE = 1e-2
 
 
-def scored_by(name: str, x: np.ndarray, params: StoryParams) -> np.ndarray:
+def scored_by(name: str, x: np.ndarray, params: BenchParams) -> np.ndarray:
     """One piece of evidence of ``x``'s rows (a name of ``FEATURES``), or ``"day similarity"``:
     the clustering's own similarity of a day's pairs."""
     if name != "day similarity":
@@ -101,7 +102,7 @@ def pool_pairs(pools: dict[str, set[Pair]]) -> list[Pair]:
     return sorted(set().union(*(pools[n] for n in strata_of(pools))))
 
 
-def features(data: dict[str, Any], pairs: list[Pair], params: StoryParams) -> np.ndarray:
+def features(data: dict[str, Any], pairs: list[Pair], params: BenchParams) -> np.ndarray:
     """One row of ``FEATURES`` per pair."""
     social = data["social"]
     index = {sid: i for i, sid in enumerate(data["ids"])}
@@ -122,13 +123,13 @@ def features(data: dict[str, Any], pairs: list[Pair], params: StoryParams) -> np
     for k, (a, b) in enumerate(pairs):
         later.setdefault(max(days[index[a]], days[index[b]]), []).append(k)
     term_cosine = np.zeros(len(pairs))
-    idf = _TermIdf(params.term_days)
+    idf = TermIdf(params.term_days)
     for day in sorted(by_day):
         idf.add_day(day, [terms[s] for s in by_day[day]])
         for k in later.get(day, ()):
             a, b = pairs[k]
             va, vb = idf.vectors([terms[a], terms[b]])
-            term_cosine[k] = _sparse_dot(va, vb)
+            term_cosine[k] = sparse_dot(va, vb)
     entity_sets = data["entities"]
     out = np.zeros((len(pairs), len(FEATURES)))
     for k, (a, b) in enumerate(pairs):
@@ -354,7 +355,7 @@ def main() -> None:
         return
     if args.warehouse is None or args.title_text is None:
         parser.error("--warehouse and --title-text are needed (or --agreement)")
-    params = StoryParams()
+    params = BenchParams()
     data = load(args.warehouse, args.title_text)
     pools = strata(data)
     judged = load_judged(data, args.judged, pools)

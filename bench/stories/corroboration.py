@@ -3,12 +3,12 @@ AINews 2024 + 2025 build.
 
 Usage:
     # the pairs to judge, with their texts, printed (never committed: corpus text)
-    .venv/bin/python bench/stories/corroboration.py --warehouse DIR/warehouse \
+    .venv/bin/python -m bench.stories.corroboration --warehouse DIR/warehouse \
         --draw --year 2024 --per-band 8 --contested 8 --seed 1
-    .venv/bin/python bench/stories/corroboration.py --warehouse DIR/warehouse --draw \
+    .venv/bin/python -m bench.stories.corroboration --warehouse DIR/warehouse --draw \
         --year 2025 --uniform 60 --min-sim 0.75 --seed 2 --exclude F
     # precision of the judged pairs under the shipped parameters, per year, Wilson 95 %
-    .venv/bin/python bench/stories/corroboration.py --warehouse DIR/warehouse \
+    .venv/bin/python -m bench.stories.corroboration --warehouse DIR/warehouse \
         --judged bench/stories/corroboration_judged.json
 
 ``--draw`` links the claims at the floor ``--floor`` (below the shipped threshold, so the

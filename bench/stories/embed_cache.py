@@ -3,7 +3,7 @@ naive baseline's vectors, issue 31) into ``--out`` (an ``.npz`` of signal ids an
 outside the repository: it is derived from corpus text).
 
 Usage:
-    .venv/bin/python bench/stories/embed_cache.py --warehouse /tmp/ainews-full/warehouse \
+    .venv/bin/python -m bench.stories.embed_cache --warehouse /tmp/ainews-full/warehouse \
         --out /tmp/stories/title_text.npz
 """
 

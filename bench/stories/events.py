@@ -5,10 +5,10 @@ naive baseline.
 Usage:
     # draw the sample (seeded) and print both posts of each pair to judge (never committed:
     # corpus text); writes a skeleton of the judged file to --out, outside the repository
-    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse \
+    .venv/bin/python -m bench.stories.events --warehouse DIR/warehouse \
         --title-text F --draw --out /tmp/pairs.json
     # a later round: only one year's pairs, never a pair judged already
-    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
+    .venv/bin/python -m bench.stories.events --warehouse DIR/warehouse --title-text F \
         --draw --year 2024 --exclude bench/stories/event_pairs_judged.json --seed S \
         --sizes 60,15,25 --out /tmp/round.json
     # (--sizes 0,0,0,60: the terms stratum only)
@@ -19,13 +19,13 @@ Usage:
     # them (TERMS_BASE), then a second family on top of their choice; --burst the burstiness
     # variants of the term weights against the shipped parameters; --hard-calls-no scores
     # with the pairs whose note ends in "(close)" (a hard call) taken as not one event
-    .venv/bin/python bench/stories/events.py --warehouse DIR/warehouse --title-text F \
+    .venv/bin/python -m bench.stories.events --warehouse DIR/warehouse --title-text F \
         [--judged bench/stories/event_pairs_judged.json] [--grid] [--variants] [--terms] \
         [--burst] [--hard-calls-no] [--json OUT]
 
 The warehouse is the AINews 2024 + 2025 build (bench/README.md, "Data"); ``F`` comes from
 ``embed_cache.py``. The pairs: unordered pairs of served social posts (both methods cluster
-them). Four disjoint strata, each sampled uniformly over its pairs:
+them). Five disjoint strata, each sampled uniformly over its pairs:
 
 - ``method``: pairs ``analytics.stories`` puts in one story with ``DRAWN`` (the parameters
   shipped when the sample was drawn), clustering every served signal as the asset does;
@@ -37,6 +37,12 @@ them). Four disjoint strata, each sampled uniformly over its pairs:
 - ``terms`` (session 17; 80 judged pairs of 2024, 40 of 2025): pairs some point of
   ``TERM_VARIANTS`` groups (shared-term and entity-specificity variants of ``TERMS_BASE``)
   that are in none of the three above.
+- ``split`` (issue 45): pairs the shipped inputs group (roundups split into their items,
+  ``analytics.stories.story_items``; a post split into items is grouped with every post one
+  of its items is grouped with) that are in none of the four above.
+
+"shipped" is the clustering over the shipped inputs; "before" the same parameters over whole
+signals (issue 31's method).
 
 The judged pool is the union of the strata. Any clustering is scored on it (the shipped one,
 the baseline, a grid point): each stratum splits into the pairs it groups and the rest, and
@@ -67,16 +73,17 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from analytics.stories import StoryParams, _average_linkage, cluster_signals, story_inputs
+from analytics.stories import average_linkage, story_inputs, story_items
 from analytics.stories import entity_sets as signal_entity_sets
+from bench.stories.variants import BenchParams, cluster
 
 AS_OF = datetime(2026, 1, 1, tzinfo=UTC)
 BASELINE_CUT = 0.45
 CANDIDATE_FLOOR = 0.5
-STRATA = ("method", "baseline", "candidate", "terms")
+STRATA = ("method", "baseline", "candidate", "terms", "split")
 # the shipped parameters when the sample was drawn (2026-11-28): the strata are defined by them,
 # whatever is shipped now (every field spelled out: no later default may change them)
-DRAWN = StoryParams(
+DRAWN = BenchParams(
     window_days=3,
     link=0.5,
     attach=0.85,
@@ -144,13 +151,20 @@ def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
     """The stories' inputs as the asset reads them, the served social posts (the pairs' posts),
     their title + text vectors and the baseline's labels."""
     signals = pl.read_parquet(warehouse / "signals.parquet")
-    served, vectors = story_inputs(
-        signals,
-        pl.read_parquet(warehouse / "units.parquet"),
-        pl.read_parquet(warehouse / "unit_embeddings.parquet"),
-        AS_OF,
+    units = pl.read_parquet(warehouse / "units.parquet")
+    embeddings = pl.read_parquet(warehouse / "unit_embeddings.parquet")
+    served, vectors = story_inputs(signals, units, embeddings, AS_OF)
+    signal_entities = pl.read_parquet(warehouse / "signal_entities.parquet")
+    entity_sets = signal_entity_sets(signal_entities)
+    # the shipped inputs since issue 45: roundups split into their items
+    items, item_vectors = story_items(
+        served,
+        vectors,
+        units,
+        embeddings,
+        pl.read_parquet(warehouse / "unit_entities.parquet"),
+        signal_entities,
     )
-    entity_sets = signal_entity_sets(pl.read_parquet(warehouse / "signal_entities.parquet"))
     social = served.filter(pl.col("kind") == "social").sort("published_at", "signal_id")
     cache = np.load(title_text)
     order = {s: i for i, s in enumerate(cache["signal_id"].tolist())}
@@ -163,12 +177,14 @@ def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
         day_rows.setdefault(day, []).append(row)
     for day, rows in day_rows.items():
         block = text_vectors[rows]
-        for row, lab in zip(rows, _average_linkage(block @ block.T, BASELINE_CUT), strict=True):
+        for row, lab in zip(rows, average_linkage(block @ block.T, BASELINE_CUT), strict=True):
             baseline[ids[row]] = (day, lab)
     print(f"{served.height} served signals, {len(ids)} of them social posts")
     return {
         "served": served,
         "signal_vectors": vectors,
+        "items": items,
+        "item_vectors": item_vectors,
         "entities": entity_sets,
         "social": social,
         "ids": ids,
@@ -178,20 +194,52 @@ def load(warehouse: Path, title_text: Path) -> dict[str, Any]:
     }
 
 
-def method_pairs(data: dict[str, Any], params: StoryParams) -> set[Pair]:
+def method_pairs(data: dict[str, Any], params: BenchParams) -> set[Pair]:
     """The social-post pairs ``analytics.stories`` puts in one story with ``params``, clustering
     every served signal as the ``stories`` asset does (once per ``params`` in a run)."""
-    memo: dict[StoryParams, set[Pair]] = data.setdefault("_pairs", {})
+    memo: dict[BenchParams, set[Pair]] = data.setdefault("_pairs", {})
     if params in memo:
         return memo[params]
     started = time.process_time()
     served = data["served"]
-    labels = cluster_signals(served, data["signal_vectors"], data["entities"], params)
+    labels = cluster(served, data["signal_vectors"], data["entities"], params)
     cpu = time.process_time() - started
     print(f"clustered {served.height} signals with {params} in {cpu:.2f} s CPU")
     labelled = dict(zip(served["signal_id"].to_list(), labels, strict=True))
     memo[params] = grouped_pairs(data["ids"], labelled)
     return memo[params]
+
+
+def split_pairs(data: dict[str, Any], params: BenchParams) -> set[Pair]:
+    """The social-post pairs the shipped inputs (roundups split into their items, issue 45) put
+    in one story with ``params``: a post split into items is grouped with every post one of its
+    items is grouped with."""
+    memo: dict[BenchParams, set[Pair]] = data.setdefault("_split_pairs", {})
+    if params in memo:
+        return memo[params]
+    items = data["items"]
+    entities = {i: frozenset(e) for i, e in items.select("item_id", "entity_ids").iter_rows()}
+    started = time.process_time()
+    labels = cluster(
+        items.with_columns(pl.col("item_id").alias("signal_id")),
+        data["item_vectors"],
+        entities,
+        params,
+    )
+    cpu = time.process_time() - started
+    print(f"clustered {items.height} story inputs (roundups split) in {cpu:.2f} s CPU")
+    social = set(data["ids"])
+    groups: dict[int, set[str]] = {}
+    for signal_id, label in zip(items["signal_id"].to_list(), labels, strict=True):
+        if signal_id in social:
+            groups.setdefault(label, set()).add(signal_id)
+    out: set[Pair] = set()
+    for members in groups.values():
+        ordered = sorted(members)
+        for i, a in enumerate(ordered):
+            out.update((a, b) for b in ordered[i + 1 :])
+    memo[params] = out
+    return out
 
 
 def grouped_pairs(ids: list[str], labels: dict[str, Any]) -> set[Pair]:
@@ -224,10 +272,11 @@ def candidate_pairs(data: dict[str, Any]) -> set[Pair]:
 
 
 def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
-    """The four disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
+    """The five disjoint strata the sample was drawn from, with ``DRAWN``, the baseline's
     pairs (``_baseline_all``) and the drawn method's (``_drawn``). ``terms``: the pairs some
     point of ``TERM_VARIANTS`` (on ``TERMS_BASE``) groups that are in none of the other three
-    (80 judged pairs of its 2024 part, 40 of its 2025 part)."""
+    (80 judged pairs of its 2024 part, 40 of its 2025 part). ``split`` (issue 45): the pairs the
+    shipped inputs, roundups split into their items, group that are in none of the other four."""
     method = method_pairs(data, DRAWN)
     baseline = grouped_pairs(data["ids"], data["baseline"])
     candidates = candidate_pairs(data)
@@ -240,6 +289,7 @@ def strata(data: dict[str, Any]) -> dict[str, set[Pair]]:
         "baseline": baseline - method,
         "candidate": candidates - method - baseline,
         "terms": terms,
+        "split": split_pairs(data, BenchParams()) - known - terms,
         "_baseline_all": baseline,
         "_drawn": method,
     }
@@ -509,9 +559,9 @@ def choose(
     data: dict[str, Any],
     judged: list[dict[str, Any]],
     pools: dict[str, set[Pair]],
-    reference_params: StoryParams,
+    reference_params: BenchParams,
     reference: set[Pair],
-    points: list[StoryParams],
+    points: list[BenchParams],
     rounds: int,
 ) -> dict[str, Any]:
     """Each of ``points`` against ``reference`` (the pairs of ``reference_params``), per year;
@@ -561,7 +611,7 @@ def choose(
     return {"rows": rows, "chosen": best, "adopted": adopted, "checked": checked}
 
 
-def changed(params: StoryParams, reference: StoryParams) -> dict[str, Any]:
+def changed(params: BenchParams, reference: BenchParams) -> dict[str, Any]:
     """The fields of ``params`` that differ from ``reference``'s."""
     ref = asdict(reference)
     return {k: v for k, v in asdict(params).items() if v != ref[k]} or {"(reference)": True}
@@ -593,7 +643,7 @@ def family(
     data: dict[str, Any],
     judged: list[dict[str, Any]],
     pools: dict[str, set[Pair]],
-    base: StoryParams,
+    base: BenchParams,
     changes: Sequence[dict[str, Any]],
     rounds: int,
 ) -> dict[str, Any]:
@@ -603,9 +653,9 @@ def family(
     return choose(data, judged, pools, base, method_pairs(data, base), points, rounds)
 
 
-def outcome(result: dict[str, Any], base: StoryParams) -> StoryParams:
+def outcome(result: dict[str, Any], base: BenchParams) -> BenchParams:
     """A family's choice when adopted, else its ``base``."""
-    return StoryParams(**result["chosen"]["params"]) if result["adopted"] else base
+    return BenchParams(**result["chosen"]["params"]) if result["adopted"] else base
 
 
 def variants(
@@ -673,7 +723,7 @@ def term_variants(
 
 
 # burstiness (--burst), against the shipped parameters: a term rare in the days before and in
-# several of the day's signals names an event (``StoryParams.term_burst``), with the cut as
+# several of the day's signals names an event (``BenchParams.term_burst``), with the cut as
 # shipped or moved by 0.05 (a burst factor changes the term cosines' spread); cuts 0.7 and 0.75
 # were added after a first run (docs/journal/2026-12-01.md, "Stories: the 2025 `terms` pairs
 # judged, and burstiness tried")
@@ -689,8 +739,8 @@ def burst_variants(
     pools: dict[str, set[Pair]],
     rounds: int,
 ) -> dict[str, Any]:
-    """``BURST_VARIANTS`` against the shipped ``StoryParams()``, by ``choose``."""
-    return family("burst family", data, judged, pools, StoryParams(), BURST_VARIANTS, rounds)
+    """``BURST_VARIANTS`` against the shipped ``BenchParams()``, by ``choose``."""
+    return family("burst family", data, judged, pools, BenchParams(), BURST_VARIANTS, rounds)
 
 
 def anatomy(
@@ -755,7 +805,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="with --draw: the skeleton to fill in")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument(
-        "--sizes", default="150,75,150,0", help="method,baseline,candidate,terms (0 if left out)"
+        "--sizes",
+        default="150,75,150,0,0",
+        help="method,baseline,candidate,terms,split (0 if left out)",
     )
     parser.add_argument("--boot", type=int, default=2000, help="bootstrap rounds")
     parser.add_argument("--grid", action="store_true", help="the parameter grid on 2024")
@@ -800,11 +852,13 @@ def main() -> None:
     judged = load_judged(data, args.judged, pools)
     if args.hard_calls_no:
         judged = [hard_call_no(r) for r in judged]
-    methods = {"shipped": method_pairs(data, StoryParams()), "baseline": pools["_baseline_all"]}
-    if StoryParams() != DRAWN:
-        methods["drawn"] = pools["method"]
-    if StoryParams() != TERMS_BASE:
-        methods["before"] = method_pairs(data, TERMS_BASE)
+    # shipped: roundups split (issue 45); before: the same clustering over whole signals
+    methods = {
+        "shipped": split_pairs(data, BenchParams()),
+        "before": method_pairs(data, BenchParams()),
+        "baseline": pools["_baseline_all"],
+        "drawn": pools["method"],
+    }
     anatomy(data, judged, pools)
     if "drawn" in methods:
         anatomy(data, judged, pools, methods["shipped"], "shipped")

@@ -4,7 +4,7 @@ as the previous snapshot; then made once more with nothing new. Counts the ids k
 ids, the merges and the splits of each, and the clustering's CPU time.
 
 Usage:
-    .venv/bin/python bench/stories/ids.py --warehouse DIR/warehouse \
+    .venv/bin/python -m bench.stories.ids --warehouse DIR/warehouse \
         [--previous-params FIELD=VALUE,...]
 
 With ``--previous-params`` the previous snapshot is the build's stories made again with those

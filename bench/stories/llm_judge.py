@@ -3,7 +3,7 @@ method that asks an LLM "do these two posts report one event?" would score, befo
 builds it.
 
 Usage (an OpenAI-compatible endpoint: vLLM, llama.cpp server, Ollama, a hosted API):
-    .venv/bin/python bench/stories/llm_judge.py --warehouse DIR/warehouse --title-text F \
+    .venv/bin/python -m bench.stories.llm_judge --warehouse DIR/warehouse --title-text F \
         --base-url http://127.0.0.1:8080/v1 --model NAME [--api-key K] [--limit N] [--seed S] \
         [--judged bench/stories/event_pairs_judged.json] [--boot 2000] [--json OUT]
 

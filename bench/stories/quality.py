@@ -4,7 +4,7 @@ AINews social posts against the editors' grouping (one cluster per newsletter ``
 says), per development year.
 
 Usage:
-    .venv/bin/python bench/stories/quality.py --warehouse /tmp/ainews-full/warehouse \
+    .venv/bin/python -m bench.stories.quality --warehouse /tmp/ainews-full/warehouse \
         [--title-text /tmp/stories/title_text.npz] [--grid] \
         [--params 1,0.55,0.95,0.3[,SPAN]] [--params term_weight=0,attach_term_weight=0] \
         [--json F]
@@ -17,7 +17,7 @@ extra fields there); the clustering under test never reads them. Measured:
 - the naive baseline: MiniLM over title and text (``--title-text``, written by
   ``embed_cache.py``), each day's social posts by average linkage, at every cut of a grid (the
   best one per year, and the one best on 2024 applied to 2025);
-- the shipped method (``analytics.stories.cluster_signals`` with ``StoryParams()``), over all
+- the shipped method (``analytics.stories.cluster_signals`` with ``BenchParams()``), over all
   signals of both years as the asset runs it; with ``--grid`` its parameter grid on 2024
   (the development year the parameters are chosen on) and the chosen point on 2025.
 """
@@ -38,8 +38,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from analytics.stories import StoryParams, _average_linkage, cluster_signals, signal_vectors
+from analytics.stories import average_linkage, signal_vectors
 from analytics.stories import entity_sets as signal_entity_sets
+from bench.stories.variants import BenchParams, cluster
 
 TOP_SECTION = re.compile(r"top tweets", re.IGNORECASE)
 CHOICE_YEAR = 2024
@@ -111,30 +112,28 @@ def baseline_labels(signals: pl.DataFrame, vectors: np.ndarray, cut: float) -> d
     for (day,), group in days.group_by("d", maintain_order=True):
         rows = group["_row"].to_list()
         block = vectors[rows]
-        for sid, lab in zip(
-            group["signal_id"], _average_linkage(block @ block.T, cut), strict=True
-        ):
+        for sid, lab in zip(group["signal_id"], average_linkage(block @ block.T, cut), strict=True):
             labels[sid] = (day, lab)
     return labels
 
 
-def method_labels(data: dict[str, Any], params: StoryParams) -> dict[str, Any]:
+def method_labels(data: dict[str, Any], params: BenchParams) -> dict[str, Any]:
     signals = data["signals"]
-    labels = cluster_signals(signals, data["vectors"], data["entities"], params)
+    labels = cluster(signals, data["vectors"], data["entities"], params)
     return dict(zip(signals["signal_id"].to_list(), labels, strict=True))
 
 
-def parse_params(spec: str) -> StoryParams:
+def parse_params(spec: str) -> BenchParams:
     """``--params``: WINDOW,LINK,ATTACH,WEIGHT[,SPAN], or FIELD=VALUE pairs, on the shipped
     parameters."""
     fields = spec.split(",")
     if all("=" in f for f in fields):
-        shipped = asdict(StoryParams())
+        shipped = asdict(BenchParams())
         changes: dict[str, Any] = {}
         for field in fields:
             key, raw = field.split("=", 1)
             if key not in shipped:
-                raise SystemExit(f"--params: no StoryParams field {key!r}")
+                raise SystemExit(f"--params: no BenchParams field {key!r}")
             kind = type(shipped[key])
             value: Any = None if raw == "None" else raw
             if value is not None and kind is not type(None):
@@ -142,11 +141,11 @@ def parse_params(spec: str) -> StoryParams:
             elif value is not None:
                 value = float(raw) if "." in raw else int(raw)
             changes[key] = value
-        return replace(StoryParams(), **changes)
+        return replace(BenchParams(), **changes)
     days, cut, bar, bonus = (float(x) for x in fields[:4])
-    span = fields[4] if len(fields) > 4 else str(StoryParams().span_days)
+    span = fields[4] if len(fields) > 4 else str(BenchParams().span_days)
     return replace(
-        StoryParams(),
+        BenchParams(),
         window_days=int(days),
         link=cut,
         attach=bar,
@@ -172,7 +171,7 @@ def main() -> None:
         metavar="WINDOW,LINK,ATTACH,WEIGHT[,SPAN] or FIELD=VALUE,...",
         help="also score the method at these parameters (repeatable; SPAN a number of days "
         "or None, the shipped span when left out; the fields not given keep their shipped "
-        "values, so FIELD=VALUE sets any StoryParams field, None for none)",
+        "values, so FIELD=VALUE sets any BenchParams field, None for none)",
     )
     args = parser.parse_args()
     data = load(args.warehouse)
@@ -209,7 +208,7 @@ def main() -> None:
         for link, attach, weight, window in itertools.product(
             (0.45, 0.5, 0.55, 0.6), (0.75, 0.8, 0.85), (0.0, 0.3, 0.6), (3,)
         ):
-            params = StoryParams(window_days=window, link=link, attach=attach, entity_weight=weight)
+            params = BenchParams(window_days=window, link=link, attach=attach, entity_weight=weight)
             result = score(items, method_labels(data, params))
             grid.append((asdict(params), result))
             print(asdict(params), fmt(result), flush=True)
@@ -219,13 +218,13 @@ def main() -> None:
         print("best on 2024:", best_params)
 
     started = time.perf_counter()
-    shipped = method_labels(data, StoryParams())
+    shipped = method_labels(data, BenchParams())
     seconds = time.perf_counter() - started
-    report["shipped"] = {"params": asdict(StoryParams()), "scores": score(items, shipped)}
-    print("shipped", asdict(StoryParams()), fmt(report["shipped"]["scores"]))
+    report["shipped"] = {"params": asdict(BenchParams()), "scores": score(items, shipped)}
+    print("shipped", asdict(BenchParams()), fmt(report["shipped"]["scores"]))
     print(f"clustering {data['signals'].height} signals: {seconds:.2f} s")
     # the same without cross-day growth, for the record
-    same_day = replace(StoryParams(), attach=2.0)
+    same_day = replace(BenchParams(), attach=2.0)
     print("shipped, one day only ", fmt(score(items, method_labels(data, same_day))))
     for spec in args.params:
         params = parse_params(spec)

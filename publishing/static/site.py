@@ -10,7 +10,7 @@ over the pages afterwards (``publishing.static.build``).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -183,6 +183,20 @@ def environment() -> Environment:
     return env
 
 
+def card_stories(stories: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """Each signal's story, as its card names it (docs/api.md §2.2): the one story listing it,
+    or for a roundup listed by several (its items in different stories), the one whose part
+    holds most of its units, the first id on a tie; ``stories`` are served story details."""
+    best: dict[str, tuple[int, str, Mapping[str, Any]]] = {}
+    for story in stories:
+        held = {part["signal_id"]: len(part["units"]) for part in story.get("parts") or []}
+        for signal in story["signals"]:
+            key = (-held.get(signal["signal_id"], 0), story["story_id"])
+            if signal["signal_id"] not in best or key < best[signal["signal_id"]][:2]:
+                best[signal["signal_id"]] = (*key, story)
+    return {signal_id: story for signal_id, (_, _, story) in best.items()}
+
+
 @dataclass(frozen=True)
 class Page:
     path: str  # relative to the site root
@@ -213,13 +227,12 @@ class SiteData:
             orjson.loads(stories.details[story_id]) for story_id in stories.story_ids
         ]
         self.story_of: dict[str, dict[str, Any]] = {
-            signal["signal_id"]: {
+            signal_id: {
                 "story_id": story["story_id"],
                 "title": story["title"],
                 "signal_count": story["signal_count"],
             }
-            for story in self.stories
-            for signal in story["signals"]
+            for signal_id, story in card_stories(self.stories).items()
         }
         self._row_of: dict[str, int] | None = None
 
@@ -483,6 +496,8 @@ def _story_pages(data: SiteData) -> Iterator[Page]:
                 "title": story["title"],
                 "story": story,
                 "cards": [data.card(signal["signal_id"]) for signal in story["signals"]],
+                # a roundup's units on this story (issue 45), by its signal id
+                "parts": {part["signal_id"]: part for part in story.get("parts", ())},
                 "with_page": data.with_page,
                 "feeds": [feed_link(story_feed_path(story_id), f"Story: {story['title']}")],
             },
@@ -578,17 +593,33 @@ def site_feeds(data: SiteData) -> Iterator[tuple[Feed, list[dict[str, Any]]]]:
             )
     for story in data.stories:
         story_id = story["story_id"]
+        publishers = story["independent_sources"]
         yield (
             Feed(
                 story_feed_path(story_id),
                 f"urn:aimi:feed:story:{feed_id_part(story_id)}",
                 f"aimi story: {story['title']}",
-                f"The signals of one story ({story['independent_sources']} independent sources), "
-                "newest first.",
+                f"The signals of one story ({publishers} independent "
+                f"{'publisher' if publishers == 1 else 'publishers'}), newest first; a roundup "
+                "shows only its items on this story.",
                 story_page(story_id),
             ),
-            data.story_signals(story),
+            [story_entry(detail, story) for detail in data.story_signals(story)],
         )
+
+
+def story_entry(detail: dict[str, Any], story: Mapping[str, Any]) -> dict[str, Any]:
+    """A signal's detail as a story's feed shows it: a roundup's (issue 45) with only its
+    units that report the story's event (the story's ``parts``), any other signal whole."""
+    units = {
+        unit["unit_id"]
+        for part in story.get("parts", ())
+        if part["signal_id"] == detail["signal_id"]
+        for unit in part["units"]
+    }
+    if not units:
+        return detail
+    return {**detail, "units": [u for u in detail["units"] if u["id"] in units]}
 
 
 def write_feeds(data: SiteData, writer: SiteWriter) -> int:

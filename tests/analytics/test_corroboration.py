@@ -18,8 +18,10 @@ from analytics.corroboration import (
     claim_links,
     contest_cues,
     corroboration_objects,
+    incompatible,
     numbers,
     numbers_agree,
+    verbatim,
 )
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SIGNALS, UNIT_EMBEDDINGS, UNIT_ENTITIES, UNITS
@@ -180,9 +182,171 @@ def test_a_negated_claim_is_contested_with_both_snippets() -> None:
 
 def test_different_numbers_do_not_corroborate() -> None:
     corpus = Corpus()
-    corpus.add("a", "Acme raised $40 billion.", author="alice", vector=_vector(1))
-    corpus.add("b", "Acme raised $30 billion.", author="bob", vector=_vector(1, 0, 0.1))
+    corpus.add("a", "Acme's 405B model tops the board.", author="alice", vector=_vector(1))
+    corpus.add("b", "Acme's 8B model tops the board.", author="bob", vector=_vector(1, 0, 0.1))
     assert corpus.links().height == 0
+
+
+def test_incompatible_amounts_shares_and_dates_between_independent_sources_contest() -> None:
+    corpus = Corpus()
+    forty = corpus.add("a", "Acme raised $40 billion.", author="alice", vector=_vector(1))
+    thirty = corpus.add("b", "Acme raised $30B.", author="bob", vector=_vector(1, 0, 0.1))
+    links = corpus.links()
+    assert _pairs(links) == {(forty, thirty, CONTESTS), (thirty, forty, CONTESTS)}
+    assert links["cues"].to_list() == [
+        ["$40 billion vs $30 billion"],
+        ["$30 billion vs $40 billion"],
+    ]
+    signals, units, _, _ = corpus.frames()
+    objects = corroboration_objects(links, units, signals)
+    assert objects[forty]["count"] == 0 and objects[forty]["contested"][0]["unit_id"] == thirty
+
+    dates = Corpus()
+    fifth = dates.add("a", "Acme ships Rocket on March 5.", author="alice", vector=_vector(2))
+    seventh = dates.add(
+        "b", "Acme ships Rocket on Mar 7th.", author="bob", vector=_vector(2, 0, 0.1)
+    )
+    assert _pairs(dates.links()) == {(fifth, seventh, CONTESTS), (seventh, fifth, CONTESTS)}
+
+    shares = Corpus()
+    shares.add("a", "Rocket scores 49% on SWE-bench.", author="alice", vector=_vector(3))
+    shares.add(
+        "b", "Rocket scores 45 percent on SWE-bench.", author="bob", vector=_vector(3, 0, 0.1)
+    )
+    assert set(shares.links()["relation"].to_list()) == {CONTESTS}
+
+
+def test_the_same_figures_in_other_words_corroborate() -> None:
+    corpus = Corpus()
+    a = corpus.add("a", "Acme raised $40 billion in March.", author="alice", vector=_vector(1))
+    b = corpus.add(
+        "b", "In March Acme closed a $40B round.", author="bob", vector=_vector(1, 0, 0.1)
+    )
+    assert _pairs(corpus.links()) == {(a, b, CORROBORATES), (b, a, CORROBORATES)}
+
+
+def test_a_roundup_and_the_posts_of_its_days_do_not_corroborate_each_other() -> None:
+    corpus = Corpus()
+    post = corpus.add("post", "Acme released Rocket.", author="alice", vector=_vector(1))
+    # a digest of three unrelated items, the first restating the post, a few hours later
+    digest = corpus.add(
+        "digest",
+        "Acme shipped Rocket to everyone.",
+        author="AINews",
+        domain="news.example",
+        at=DAY + timedelta(hours=5),
+        vector=_vector(1, 0, 0.3),
+    )
+    signals, units, mentions, vectors = corpus.frames()
+    extra = pl.DataFrame(
+        {
+            "unit_id": ["u_digest_x", "u_digest_y"],
+            "signal_id": ["s_digest"] * 2,
+            "position": [2, 3],
+            "role": ["claim"] * 2,
+            "text": ["Bolt hires a chief scientist.", "Rain in the valley."],
+        }
+    )
+    units = pl.concat([units, extra], how="diagonal_relaxed").cast(UNITS)
+    # the digest's units laid end to end on its text: three items far apart in meaning
+    units = units.with_columns(
+        pl.when(pl.col("signal_id") == "s_digest")
+        .then(pl.col("position") * 40)
+        .otherwise(None)
+        .alias("start_char"),
+        pl.when(pl.col("signal_id") == "s_digest")
+        .then(pl.col("position") * 40 + 30)
+        .otherwise(None)
+        .alias("end_char"),
+    ).filter(~((pl.col("signal_id") == "s_digest") & (pl.col("role") == "synopsis")))
+    more = pl.DataFrame(
+        [("u_digest_x", _vector(7)), ("u_digest_y", _vector(8))],
+        schema=UNIT_EMBEDDINGS,
+        orient="row",
+    )
+    vectors = pl.concat([vectors, more])
+    # each item of the digest names a player of its own
+    mentions = pl.concat(
+        [
+            mentions,
+            pl.DataFrame(
+                [("u_digest_x", "ent:/bolt"), ("u_digest_y", "ent:/valley")],
+                schema=UNIT_ENTITIES,
+                orient="row",
+            ),
+        ]
+    )
+    summary = pl.DataFrame(
+        [
+            {
+                "unit_id": "u_digest_synopsis",
+                "signal_id": "s_digest",
+                "position": 0,
+                "role": "synopsis",
+                "text": "Three items.",
+            }
+        ]
+    )
+    units = pl.concat([units, summary], how="diagonal_relaxed").cast(UNITS)
+    claims, claim_vectors = claim_inputs(signals, units, mentions, vectors, DAY + timedelta(days=9))
+    assert claims.filter(pl.col("unit_id") == digest)["roundup"].to_list() == [True]
+    assert claim_links(claims, claim_vectors).height == 0
+    # the same digest a week later is no longer of the post's days: independent
+    later = signals.with_columns(
+        pl.when(pl.col("signal_id") == "s_digest")
+        .then(pl.lit(DAY + timedelta(days=3)))
+        .otherwise(pl.col("published_at"))
+        .alias("published_at")
+    )
+    claims, claim_vectors = claim_inputs(later, units, mentions, vectors, DAY + timedelta(days=9))
+    assert _pairs(claim_links(claims, claim_vectors)) == {
+        (post, digest, CORROBORATES),
+        (digest, post, CORROBORATES),
+    }
+
+
+def test_near_verbatim_text_and_shared_links_are_derivation() -> None:
+    corpus = Corpus()
+    corpus.add(
+        "a", "Acme released Rocket to all of its users today.", author="alice", vector=_vector(1)
+    )
+    corpus.add(
+        "b",
+        "Acme released Rocket to all of its users today, they say.",
+        author="bob",
+        vector=_vector(1, 0, 0.1),
+    )
+    assert corpus.links().height == 0
+    linked = Corpus()
+    linked.add("a", "Acme released Rocket.", author="alice", vector=_vector(1))
+    linked.add("b", "Acme shipped Rocket.", author="bob", vector=_vector(1, 0, 0.3))
+    signals, units, mentions, vectors = linked.frames()
+    # bob's post cites alice's
+    signals = signals.with_columns(
+        pl.when(pl.col("signal_id") == "s_b")
+        .then(pl.lit("Via https://www.x.com/a/ — big news"))
+        .otherwise(pl.col("text"))
+        .alias("text")
+    )
+    claims, claim_vectors = claim_inputs(signals, units, mentions, vectors, DAY + timedelta(days=9))
+    assert claim_links(claims, claim_vectors).height == 0
+    assert verbatim("one two three four five", "one two three four five six")
+    assert not verbatim("one two three four", "five six seven eight")
+
+
+def test_sources_are_named_by_publisher_never_by_link_text() -> None:
+    corpus = Corpus()
+    first = corpus.add("a", "Acme released Rocket.", author="alice", vector=_vector(1))
+    corpus.add(
+        "b",
+        "Acme shipped Rocket.",
+        author="see the thread here: acme.com/rocket, and replies",
+        domain="www.blog.example",
+        vector=_vector(1, 0, 0.3),
+    )
+    signals, units, _, _ = corpus.frames()
+    objects = corroboration_objects(corpus.links(), units, signals)
+    assert objects[first]["sources"] == ["blog.example"]
 
 
 def test_no_link_across_voices_entities_time_or_similarity_bars() -> None:
@@ -219,6 +383,14 @@ def test_numbers_and_cues() -> None:
     assert numbers("1,000,000 models, 49% on 3.5") == frozenset({"1000000", "49", "3.5"})
     assert numbers_agree("set a record on SWE-bench", "scored 49% against 45%")
     assert not numbers_agree("the 405B model", "the 8B model")
+    assert incompatible("raised $6.6B at 40%", "raised $6.6 billion at 45%") == ["40% vs 45%"]
+    # a rounding, or a range holding the other figure, is no contradiction
+    assert incompatible("Musk offers $97.4B for OpenAI", "Musk bids $97 billion for OpenAI") == []
+    assert incompatible("a valuation of $30-40 billion", "a valuation up to $40 billion") == []
+    assert incompatible("33-50% lower prices", "100% reliable outputs") == []
+    # other numbers differ too: about different things, nothing said
+    assert incompatible("$5M for 3 chips", "$7M for 9 chips") == []
+    assert incompatible("the 405B model", "the 8B model") == []
     # extra clauses of the longer claim reverse nothing the shorter one says
     elaborated = "Acme made mistakes on a riddle, failing to see that shoes are not fruit."
     assert contest_cues("Acme made mistakes on a riddle.", elaborated) == []

@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import orjson
 import polars as pl
-import pytest
 
 from analytics.embedding import EMBEDDING_DIM
 from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.stories import (
     StoryParams,
-    _jaccard,
-    _TermIdf,
     build_stories,
     carry_ids,
     cluster_signals,
@@ -263,54 +261,6 @@ def test_a_cap_that_cuts_a_previous_story_records_the_split() -> None:
     assert split["split_from"].to_list() == [old]
 
 
-def test_complete_linkage_keeps_a_far_pair_apart_that_average_linkage_joins() -> None:
-    # a, b, c at 0, 30 and 60 degrees: a-b and b-c close, a-c (cosine 0.5) under the cut;
-    # average linkage joins all three (mean cosine of c to a and b: 0.68), complete only a pair
-    signals = frame([(s, 0, "x.com", s, None) for s in ("a", "b", "c")])
-    vectors = np.zeros((3, EMBEDDING_DIM), dtype=np.float32)
-    for row, degrees in enumerate((0, 30, 60)):
-        vectors[row, 0] = np.cos(np.radians(degrees))
-        vectors[row, 1] = np.sin(np.radians(degrees))
-    average = StoryParams(entity_weight=0.0, link=0.65)
-    assert float(vectors[0] @ vectors[2]) < average.link
-    assert cluster_signals(signals, vectors, {}, average) == [0, 0, 0]
-    complete = StoryParams(entity_weight=0.0, link=0.65, linkage="complete")
-    assert len(set(cluster_signals(signals, vectors, {}, complete))) == 2
-
-
-def test_attach_can_require_a_shared_entity() -> None:
-    rows = [("a", 0, "x.com", "ann", None), ("b", 1, "x.com", "bob", None)]
-    vectors = np.stack([direction(0), direction(0, 0.05)])
-    entities = {"a": frozenset({"ent_x"}), "b": frozenset({"ent_y"})}
-    assert cluster_signals(frame(rows), vectors, entities, StoryParams()) == [0, 0]
-    gated = StoryParams(attach_needs_entity=True)
-    assert cluster_signals(frame(rows), vectors, entities, gated) == [0, 1]
-    shared = {"a": frozenset({"ent_x"}), "b": frozenset({"ent_x", "ent_y"})}
-    assert cluster_signals(frame(rows), vectors, shared, gated) == [0, 0]
-
-
-def test_a_pair_gate_parts_a_days_pair_without_a_shared_entity_below_it() -> None:
-    signals = frame([("a", 0, "x.com", "ann", None), ("b", 0, "x.com", "bob", None)])
-    vectors = np.stack([direction(0), direction(0, 0.6)])  # cosine ~0.86
-    gate = StoryParams(pair_gate=0.9)
-    assert cluster_signals(signals, vectors, {}, StoryParams()) == [0, 0]
-    assert cluster_signals(signals, vectors, {}, gate) == [0, 1]
-    one = frozenset({"ent_x"})
-    assert cluster_signals(signals, vectors, {"a": one, "b": one}, gate) == [0, 0]
-
-
-def test_a_size_aware_bar_keeps_a_large_story_from_taking_a_looser_cluster() -> None:
-    # day 0: four signals on one subject; day 1: one more, cosine ~0.9 with them
-    rows = [(f"a{i}", 0, "x.com", f"p{i}", None) for i in range(4)]
-    rows.append(("b", 1, "x.com", "q", None))
-    vectors = np.stack([*(direction(0, 0.01 * i) for i in range(4)), direction(0, 0.48)])
-    params = StoryParams(entity_weight=0.0)
-    assert cluster_signals(frame(rows), vectors, {}, params) == [0, 0, 0, 0, 0]
-    # the bar for a story of four signals: 0.85 + 2 * 0.05 = 0.95, above the cosine
-    sized = StoryParams(entity_weight=0.0, attach_per_doubling=0.05)
-    assert cluster_signals(frame(rows), vectors, {}, sized) == [0, 0, 0, 0, 1]
-
-
 def titled(rows: Sequence[tuple[str, int, str]]) -> pl.DataFrame:
     """(signal_id, day offset, title) rows as story input signals with a title and no text."""
     signals = frame([(r[0], r[1], "x.com", r[0], None) for r in rows])
@@ -321,17 +271,6 @@ def test_signal_terms_keep_names_versions_and_amounts_and_drop_counts() -> None:
     terms = signal_terms("(Score: 422, Comments: 109): GPT-4o costs $6.6B, 40% of Gemini 2.5; a")
     assert {"gpt-4o", "$6.6b", "40%", "2.5", "gemini", "score"} <= terms
     assert not {"422", "109", "a"} & terms
-
-
-def test_a_term_gate_parts_a_days_pair_that_names_nothing_in_common() -> None:
-    vectors = np.stack([direction(0), direction(0, 0.6), direction(5)])  # a-b cosine ~0.86
-    apart = titled([("a", 0, "gemma qat weights"), ("b", 0, "claude outage"), ("c", 0, "rain")])
-    gate = StoryParams(term_gate=0.1)
-    assert cluster_signals(apart, vectors, {}, StoryParams()) == [0, 0, 1]
-    assert cluster_signals(apart, vectors, {}, gate) == [0, 1, 2]
-    # "qat" and "gemma" are in two of the day's three signals: rare enough to weigh
-    shared = titled([("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")])
-    assert cluster_signals(shared, vectors, {}, gate) == [0, 0, 1]
 
 
 def test_shared_rare_terms_lift_a_pair_over_the_cut() -> None:
@@ -363,46 +302,6 @@ def test_shared_terms_lift_a_days_cluster_onto_an_open_story() -> None:
     assert cluster_signals(titled(rows), vectors, {}, params) == [0, 1, 0, 2]
 
 
-def test_an_attach_term_gate_keeps_a_cluster_from_a_story_it_names_nothing_of() -> None:
-    vectors = np.stack([direction(0), direction(5), direction(0, 0.05), direction(6)])
-    rows = [("a", 0, "gemma qat weights"), ("f", 0, "rain"), ("b", 1, "claude outage")]
-    rows.append(("g", 1, "snow"))
-    gate = StoryParams(attach_term_gate=0.1)
-    assert cluster_signals(titled(rows), vectors, {}, StoryParams()) == [0, 1, 0, 2]
-    assert cluster_signals(titled(rows), vectors, {}, gate) == [0, 1, 2, 3]
-    rows[2] = ("b", 1, "gemma qat bug")
-    assert cluster_signals(titled(rows), vectors, {}, gate) == [0, 1, 0, 2]
-
-
-def test_term_evidence_on_a_day_never_depends_on_a_later_day() -> None:
-    rows = [("a", 0, "gemma qat weights"), ("b", 0, "qat gemma bug"), ("c", 0, "rain")]
-    # later days name "gemma qat" in every signal: over the whole corpus the two terms would
-    # weigh almost nothing, and a and b (cosine ~0.74) would fall under the gate
-    later = [(f"d{i}", 1 + i % 2, "gemma qat news") for i in range(6)]
-    vectors = np.stack([direction(0), direction(0, 0.9), direction(5), *(direction(7),) * 6])
-    params = StoryParams(term_weight=1.0, term_gate=0.05, link=0.6)
-    first = cluster_signals(titled(rows), vectors[:3], {}, params)
-    assert first == [0, 0, 1]
-    assert cluster_signals(titled(rows + later), vectors, {}, params)[:3] == first
-
-
-def test_weighted_entity_overlap_counts_a_family_named_all_day_for_less() -> None:
-    # pairs (0, 1) and (2, 3) each share one entity and hold one of their own: the same plain
-    # Jaccard; "fam" is in four of the day's six signals, "spec" in two
-    sets = [
-        frozenset({"fam", "u0"}),
-        frozenset({"fam", "u1"}),
-        frozenset({"spec", "u2"}),
-        frozenset({"spec", "u3"}),
-        frozenset({"fam"}),
-        frozenset({"fam"}),
-    ]
-    plain, weighted = _jaccard(sets), _jaccard(sets, weighted=True)
-    assert abs(plain[0, 1] - plain[2, 3]) < 1e-6
-    assert weighted[0, 1] < weighted[2, 3]
-    assert weighted[4, 5] == 1.0 and weighted[0, 2] == 0.0
-
-
 def test_ids_stay_when_a_rebuild_has_one_more_signal_that_shifts_the_term_weights() -> None:
     # the shipped method, with titles that name things: one more signal on day 0 changes the
     # day's IDF (and so every term cosine of it and of the days after), not the stories' ids
@@ -430,11 +329,11 @@ def test_term_similarities_do_not_depend_on_the_hash_seed() -> None:
     or a pair at the cut could join in one build and not in the next."""
     script = (
         "import hashlib, datetime\n"
-        "from analytics.stories import _TermIdf, _term_cosine, signal_terms\n"
+        "from analytics.stories import TermIdf, _term_cosine, signal_terms\n"
         "texts = [f'gpt-{i % 7}o agent {i % 5} llama-{i % 3} rollout $ {i}b fund '"
         " f'benchmark v{i % 4}.{i % 9} launch chip-{i % 6} release' for i in range(60)]\n"
         "terms = [signal_terms(t) for t in texts]\n"
-        "idf = _TermIdf(90)\n"
+        "idf = TermIdf(90)\n"
         "idf.add_day(datetime.date(2025, 1, 1), terms)\n"
         "print(hashlib.sha256(_term_cosine(idf.vectors(terms)).tobytes()).hexdigest())\n"
     )
@@ -451,30 +350,188 @@ def test_term_similarities_do_not_depend_on_the_hash_seed() -> None:
     assert len(digests) == 1, digests
 
 
-def test_a_burst_term_new_today_outweighs_a_steady_one_of_the_same_idf() -> None:
-    # "steady" is in 2 of the 10 signals the day before and 2 of today's 10; "burst" in none
-    # before and 4 today: the same document frequency over the window, so the same IDF
-    before = [frozenset({"steady", f"x{i}"}) if i < 2 else frozenset({f"x{i}"}) for i in range(10)]
-    today = [frozenset({"steady", "burst"}), frozenset({"steady", "y1"})]
-    today += [frozenset({"burst", f"y{i}"}) for i in range(2, 5)]
-    today += [frozenset({f"y{i}"}) for i in range(5, 10)]
-
-    def weights(burst: str | None) -> dict[str, float]:
-        idf = _TermIdf(90)
-        idf.add_day(START.date(), before)
-        idf.add_day(START.date() + timedelta(days=1), today)
-        return idf.vectors(today, burst)[0]
-
-    plain = weights(None)
-    assert abs(plain["steady"] - plain["burst"]) < 1e-9
-    # burst factors log(1 + 4 / (0 + 1)) against log(1 + 2 / (2 + 1))
-    ratio = float(np.log1p(4.0) / np.log1p(2 / 3))
-    for mode in ("times", "only"):
-        w = weights(mode)
-        assert abs(w["burst"] / w["steady"] - ratio) < 1e-9, mode
-    assert StoryParams().term_burst is None  # off by default
+def test_chapters_of_one_publisher_are_one_source_and_link_text_is_no_publisher() -> None:
+    signals = frame(
+        [
+            ("ch1", 0, "youtube.com", "The Pod", None),  # three chapters of one episode
+            ("ch2", 0, "youtube.com", "The Pod", None),
+            ("ch3", 0, "youtube.com", "the pod ", None),
+            # an "author" that is a sentence: the domain speaks, with and without www.
+            ("w1", 0, "www.news.com", "read more here: the full thread, and replies", None),
+            ("w2", 0, "news.com", None, None),
+        ]
+    )
+    vectors = np.stack([direction(0, 0.02 * i) for i in range(5)])
+    stories, _ = build_stories(signals, vectors, NO_ENTITIES, NO_THEMES)
+    assert stories["signal_count"].to_list() == [5]
+    assert stories["independent_sources"].to_list() == [2]  # "the pod" and news.com
+    only_pod, _ = build_stories(signals.head(3), vectors[:3], NO_ENTITIES, NO_THEMES)
+    assert only_pod["independent_sources"].to_list() == [1]
 
 
-def test_a_term_burst_mode_is_checked() -> None:
-    with pytest.raises(ValueError, match="term_burst"):
-        StoryParams(term_burst="sometimes")
+def leads(rows: Sequence[tuple[str, int, str, str, str]]) -> pl.DataFrame:
+    """(signal_id, day offset, author, title, text) rows; the text is also the lead."""
+    signals = frame([(r[0], r[1], "x.com", r[2], None) for r in rows])
+    return signals.with_columns(
+        pl.Series("title", [r[3] for r in rows]),
+        pl.Series("text", [r[4] for r in rows]),
+        pl.Series("lead", [r[4] for r in rows]),
+    )
+
+
+def test_a_title_used_on_many_days_never_titles_a_story() -> None:
+    # the digest's title recurs on three days: a heading, not an event
+    rows = [
+        (f"d{d}", 4 * d, "AINews", "not much happened today", f"Item {d} of the day.")
+        for d in range(3)
+    ]
+    rows.append(("p", 8, "ann", "Talk of the town", "Acme ships Rocket-2 to everyone. More."))
+    vectors = np.stack([direction(0), direction(3), direction(6), direction(6, 0.05)])
+    stories, _ = build_stories(leads(rows), vectors, NO_ENTITIES, NO_THEMES)
+    titles = dict(zip(stories["title_signal_id"], stories["title"], strict=True))
+    assert titles["d0"] == "Item 0 of the day."
+    # the story of d2 and p: neither title names what the texts name; the central's lead does
+    joint = stories.filter(pl.col("signal_count") == 2).row(0, named=True)
+    assert joint["title"] in ("Item 2 of the day.", "Acme ships Rocket-2 to everyone.")
+    assert "not much happened" not in " ".join(stories["title"].to_list())
+
+
+def test_the_most_specific_member_title_names_the_story() -> None:
+    rows = [
+        ("a", 0, "ann", "Big news", "Acme released Rocket-2 with 70b parameters."),
+        ("b", 0, "bob", "Rocket-2 from Acme: 70b and open", "Rocket-2 is out, 70b, open."),
+    ]
+    vectors = np.stack([direction(0), direction(0, 0.05)])
+    stories, _ = build_stories(leads(rows), vectors, NO_ENTITIES, NO_THEMES)
+    assert stories["title"].to_list() == ["Rocket-2 from Acme: 70b and open"]
+
+
+def test_a_long_lead_is_cut_at_a_word() -> None:
+    from analytics.stories import TITLE_CHARS, lead_title
+
+    long = "Acme " + "launches a very long thing " * 20
+    cut = lead_title(long)
+    assert len(cut) <= TITLE_CHARS and cut.endswith("…") and " " in cut
+    assert lead_title("First one. Second one.") == "First one."
+
+
+def roundup_inputs() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """A digest (three unrelated units) and two posts, each about one of its items; returns
+    (served signals, units, unit embeddings, unit entities)."""
+    served = leads(
+        [
+            ("dig", 0, "AINews", "not much happened today", "Rocket. Llama. Weather."),
+            ("p1", 0, "ann", "Rocket-2 is out", "Acme ships Rocket-2."),
+            ("p2", 0, "bob", "Llama-9 weights", "Meta posts Llama-9."),
+        ]
+    ).with_columns(pl.lit(None, dtype=pl.String).alias("copy_key"))
+    units = pl.DataFrame(
+        {
+            "unit_id": ["dig:0", "dig:1", "dig:2", "p1:0", "p2:0"],
+            "signal_id": ["dig", "dig", "dig", "p1", "p2"],
+            "text": ["Acme ships Rocket-2.", "Meta posts Llama-9.", "Rain.", "x", "y"],
+            "start_char": [0, 8, 15, 0, 0],
+            "end_char": [7, 14, 23, 10, 10],
+        }
+    )
+    vectors = [direction(0), direction(10), direction(20), direction(0, 0.05), direction(10, 0.05)]
+    embeddings = pl.DataFrame(
+        {"unit_id": units["unit_id"], "vector": np.stack(vectors)},
+        schema={"unit_id": pl.String, "vector": pl.Array(pl.Float32, EMBEDDING_DIM)},
+    )
+    unit_entities = pl.DataFrame(
+        {
+            "unit_id": ["dig:0", "dig:1", "dig:2", "p1:0"],
+            "entity_id": ["ent_acme", "ent_meta", "ent_rain", "ent_acme"],
+        }
+    )
+    return served, units, embeddings, unit_entities
+
+
+def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_parts() -> None:
+    from analytics.stories import render_stories, signal_story, story_items
+
+    served, units, embeddings, unit_entities = roundup_inputs()
+    whole = signal_vectors(
+        served["signal_id"].to_list(),
+        units["signal_id"].to_list(),
+        np.stack(embeddings["vector"].to_list()).astype(np.float32),
+    )
+    items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    assert items["item_id"].to_list() == ["dig#0", "dig#1", "dig#2", "p1", "p2"]
+    assert items.filter(pl.col("item_id") == "dig#0")["entity_ids"].to_list() == [["ent_acme"]]
+    stories, membership = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
+    by_title_signal = {r["title_signal_id"]: r for r in stories.iter_rows(named=True)}
+    rocket = next(r for r in stories.iter_rows(named=True) if "p1" in r["signal_ids"])
+    assert rocket["signal_ids"] == ["dig", "p1"] and rocket["signal_count"] == 2
+    assert rocket["parts"] == [{"signal_id": "dig", "unit_ids": ["dig:0"]}]
+    assert rocket["independent_sources"] == 2
+    assert "not much happened" not in rocket["title"]
+    llama = next(r for r in stories.iter_rows(named=True) if "p2" in r["signal_ids"])
+    assert llama["parts"] == [{"signal_id": "dig", "unit_ids": ["dig:1"]}]
+    assert len(by_title_signal) == 3  # the rain item is a story of its own
+    # the digest is a member of all three stories; its card names the first by its units
+    assert membership.filter(pl.col("signal_id") == "dig").height == 3
+    of = signal_story(stories)
+    assert of["p1"] == rocket["story_id"] and of["p2"] == llama["story_id"]
+    assert of["dig"] in set(stories["story_id"].to_list())
+    signals = served.with_columns(pl.lit("https://x.com/s").alias("url"))
+    entities = pl.DataFrame(schema={"entity_id": pl.String, "name": pl.String, "type": pl.String})
+    rendered = render_stories(stories, signals, entities, units)
+    detail = orjson.loads(
+        rendered.filter(pl.col("story_id") == rocket["story_id"])["detail_json"].item()
+    )
+    assert detail["parts"] == [
+        {"signal_id": "dig", "units": [{"unit_id": "dig:0", "text": "Acme ships Rocket-2."}]}
+    ]
+    plain = orjson.loads(rendered["list_json"][0])
+    assert "parts" not in plain
+
+
+def test_a_roundups_story_ids_follow_its_items_across_rebuilds() -> None:
+    from analytics.stories import story_items
+
+    served, units, embeddings, unit_entities = roundup_inputs()
+    whole = signal_vectors(
+        served["signal_id"].to_list(),
+        units["signal_id"].to_list(),
+        np.stack(embeddings["vector"].to_list()).astype(np.float32),
+    )
+    items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    first, members = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
+    # by signal alone the digest, in all three stories, would tie them: its parts carry per unit
+    again, _ = build_stories(items, vectors, NO_ENTITIES, NO_THEMES, previous=first)
+    assert sorted(again["story_id"].to_list()) == sorted(first["story_id"].to_list())
+    assert len(set(first["story_id"].to_list())) == 3
+    assert again["merged_from"].list.len().sum() == 0 and again["split_from"].null_count() == 3
+
+
+def test_an_author_that_is_a_phrase_of_the_text_is_link_text_not_a_publisher() -> None:
+    from analytics.stories import publisher_key
+
+    rows = pl.DataFrame(
+        {
+            "author": ["Source", "gdb", "discussed", "**15%** binding", "Jane Doe", "SakanaAILabs"],
+            "domain": ["www.reddit.com", "x.com", "reddit.com", "x.com", "blog.example", "x.com"],
+            "text": [
+                "OpenAI rolls out voice mode. Source",
+                "@gdb shared the paper; gdb is great",
+                "A bill, discussed in /r/singularity.",
+                "15% binding in the lab.",
+                "A long essay on agents.",
+                "SakanaAILabs launched a leaderboard.",
+            ],
+        }
+    )
+    keys = rows.select(publisher_key().alias("k"))["k"].to_list()
+    assert keys == [
+        "domain:reddit.com",
+        "author:gdb",
+        "domain:reddit.com",
+        "domain:x.com",
+        "author:jane doe",
+        "author:sakanaailabs",  # a handle is a name wherever the text mentions it
+    ]
+    # without the text, only the name's own form is read
+    plain = rows.select(publisher_key(text=False).alias("k"))["k"].to_list()
+    assert plain[0] == "author:source" and plain[3] == "domain:x.com"

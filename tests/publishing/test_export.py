@@ -283,14 +283,14 @@ def test_the_trend_columns_are_the_response_models_fields() -> None:
 
 # each exported table and the response model of what the API serves for it; the columns an
 # export adds of its own (the change feed's position, a unit's place, the trending ranks, a
-# story's members and lineage)
+# story's members, a roundup's parts in it, and its lineage)
 EXPORTED_MODELS = {
     "signals": (SignalCard, ["change_seq", "changed_at"]),
     "units": (Unit, ["signal_id", "position"]),
     "entities": (EntityProfileDetail, []),
     "themes": (ThemeDetail, []),
     "trends": (TrendingItem, [f"rank_{mode}" for mode in MODES]),
-    "stories": (Story, ["signals", "merged_from", "split_from"]),
+    "stories": (Story, ["signals", "parts", "merged_from", "split_from"]),
 }
 
 

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from cli.app import app as aimi
 from publishing.static.charts import counted
 from publishing.static.paths import decode_segment, encode_segment
-from publishing.static.site import p_text
+from publishing.static.site import card_stories, p_text, story_entry
 from serving.app import create_app
 from serving.site import mount_site
 from tests.contract.helpers import parse_time, walk
@@ -171,19 +171,46 @@ def test_a_story_page_shows_its_signals_sources_entities_themes_and_feed(
 
 
 def test_each_signal_page_links_to_its_story(demo_snapshot: OpenedSnapshot) -> None:
-    """Membership read from the snapshot's story table: a signal in a story links to the
-    story's page; a signal in none links to no story."""
+    """Membership read from the snapshot's story table: a signal page links to one story that
+    lists the signal — the only one, or for a roundup listed by several (docs/api.md §2.8) the
+    one holding most of its units, the first id on a tie; a signal in none links to no story."""
     site = site_of(demo_snapshot)
-    story_of = {
-        signal["signal_id"]: story["story_id"]
-        for story in story_rows(demo_snapshot)
-        for signal in story["signals"]
-    }
-    assert story_of
+    listing: dict[str, list[str]] = {}
+    held: dict[tuple[str, str], int] = {}
+    for story in story_rows(demo_snapshot):
+        for signal in story["signals"]:
+            listing.setdefault(signal["signal_id"], []).append(story["story_id"])
+        for part in story.get("parts") or []:
+            held[part["signal_id"], story["story_id"]] = len(part["units"])
+    assert listing
     for page in (site / "signals").glob("*.html"):
+        signal_id = decode_segment(page.stem)
         stories = [link for link in links_of(page) if link.startswith("../stories/")]
-        expected = story_of.get(decode_segment(page.stem))
+        listed = listing.get(signal_id, [])
+        if len(listed) > 1:
+            expected = min(listed, key=lambda story_id: (-held[signal_id, story_id], story_id))
+        else:
+            expected = listed[0] if listed else None
         assert stories == ([f"../stories/{encode_segment(expected)}.html"] if expected else [])
+
+
+def test_a_roundups_page_names_the_story_holding_most_of_its_units() -> None:
+    def story(story_id: str, members: list[str], units: int) -> dict[str, Any]:
+        parts = [{"signal_id": "r", "units": [{"unit_id": f"u{i}"} for i in range(units)]}]
+        return {
+            "story_id": story_id,
+            "signals": [{"signal_id": m} for m in members],
+            "parts": parts,
+        }
+
+    stories = [
+        story("sty_b", ["r", "x"], 2),
+        story("sty_a", ["r"], 1),
+        story("sty_c", ["y", "r"], 2),
+    ]
+    of = card_stories(stories)
+    assert of["r"]["story_id"] == "sty_b"  # two units, as in sty_c: the first id
+    assert of["x"]["story_id"] == "sty_b" and of["y"]["story_id"] == "sty_c"
 
 
 def test_the_overview_ranks_the_weeks_top_stories_by_independent_sources(
@@ -388,3 +415,14 @@ def test_pages_name_their_feed_and_the_feeds_bytes_depend_on_the_signals_only(
             assert path.read_bytes() == (site / path.relative_to(again)).read_bytes(), path
     finally:
         shutil.rmtree(again)
+
+
+def test_a_story_feed_shows_only_a_roundups_units_on_the_story() -> None:
+    # units as a signal's detail serves them (``analytics.render``: ``id``, ``role``, ``text``)
+    units = [{"id": u, "role": "claim", "text": u} for u in ("u0", "u1", "u2")]
+    digest = {"signal_id": "dig", "units": units}
+    story = {"parts": [{"signal_id": "dig", "units": [{"unit_id": "u1", "text": "u1"}]}]}
+    assert [u["id"] for u in story_entry(digest, story)["units"]] == ["u1"]
+    post = {"signal_id": "p1", "units": units}
+    assert story_entry(post, story) is post
+    assert story_entry(digest, {}) is digest

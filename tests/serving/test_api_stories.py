@@ -1,6 +1,7 @@
 """``/v1/stories`` and ``/v1/stories/{story_id}`` over the snapshot the pipeline built from the
 demo corpus (issue 31; docs/api.md §4.13, §4.14): keyset paging newest activity first, every
-served signal in exactly one story, the filters, and clear 4xx on bad input."""
+served signal in exactly one story but a roundup, which is in the story of each of its parts
+(§2.8), the filters, and clear 4xx on bad input."""
 
 from __future__ import annotations
 
@@ -37,6 +38,16 @@ def all_stories(api: TestClient, limit: int = 50, **params: Any) -> list[dict[st
         cursor = page.next_cursor
 
 
+def story_details(api: TestClient) -> list[tuple[dict[str, Any], StoryDetail]]:
+    """Every story as listed, with its detail, in list order."""
+    out: list[tuple[dict[str, Any], StoryDetail]] = []
+    for story in all_stories(api):
+        response = api.get(f"/v1/stories/{story['story_id']}")
+        assert response.status_code == 200, response.text
+        out.append((story, StoryDetail.model_validate(response.json())))
+    return out
+
+
 def time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
@@ -53,17 +64,17 @@ def test_pages_hold_every_story_once_newest_activity_first(api: TestClient) -> N
     assert [s["story_id"] for s in all_stories(api, limit=50)] == ids
 
 
-def test_every_served_signal_is_in_exactly_one_story(api: TestClient) -> None:
+def test_every_served_signal_is_in_one_story_and_a_roundup_in_the_story_of_each_part(
+    api: TestClient,
+) -> None:
+    """docs/api.md §2.8: a roundup is in the story of each of its parts, and each of its units
+    in at most one part (a unit of no item, such as a summary of the whole, is in none); every
+    other served signal is in exactly one story."""
     served = {card["signal_id"] for card in page_through(api, limit=50)}
-    members: list[str] = []
-    several = 0
-    for story in all_stories(api):
-        if story["signal_count"] == 1 and several > 20:
-            members.append("?")  # counted below without reading every singleton's detail
-            continue
-        response = api.get(f"/v1/stories/{story['story_id']}")
-        assert response.status_code == 200
-        detail = StoryDetail.model_validate(response.json())
+    listing: dict[str, list[str]] = {}  # signal id -> the stories listing it
+    parted: dict[str, list[str]] = {}  # roundup id -> the stories holding a part of it
+    part_units: dict[str, list[tuple[str, str]]] = {}  # roundup id -> its parts' (unit, text)
+    for story, detail in story_details(api):
         assert len(detail.signals) == story["signal_count"] == detail.signal_count
         assert story["independent_sources"] <= story["signal_count"]
         published = [s.published_at for s in detail.signals]
@@ -71,12 +82,25 @@ def test_every_served_signal_is_in_exactly_one_story(api: TestClient) -> None:
         assert min(published) == time(story["first_seen"])
         assert max(published) == time(story["last_seen"])
         assert {s.domain for s in detail.signals} == set(story["domains"])
-        members.extend(s.signal_id for s in detail.signals)
-        several += story["signal_count"] > 1
-    named = [m for m in members if m != "?"]
-    assert len(named) == len(set(named))
-    assert set(named) <= served
-    assert len(members) == len(served)
+        members = [s.signal_id for s in detail.signals]
+        assert len(members) == len(set(members))
+        for signal_id in members:
+            listing.setdefault(signal_id, []).append(detail.story_id)
+        for part in detail.parts or []:
+            assert part.signal_id in members and part.units
+            parted.setdefault(part.signal_id, []).append(detail.story_id)
+            pairs = [(u.unit_id, u.text) for u in part.units]
+            part_units.setdefault(part.signal_id, []).extend(pairs)
+    assert set(listing) == served
+    # strict for every signal that is no roundup: one story, never a second
+    assert {s: ids for s, ids in listing.items() if s not in parted and len(ids) != 1} == {}
+    for signal_id, stories in parted.items():
+        # a roundup: listed by exactly the stories holding a part of it, one part each
+        assert sorted(listing[signal_id]) == sorted(stories), signal_id
+        units = part_units[signal_id]
+        assert len({u for u, _ in units}) == len(units), f"a unit of {signal_id} in two parts"
+        detail = api.get(f"/v1/signals/{signal_id}").json()
+        assert set(units) <= {(u["id"], u["text"]) for u in detail["units"]}
 
 
 def test_filters(api: TestClient) -> None:

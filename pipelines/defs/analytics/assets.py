@@ -37,7 +37,13 @@ from analytics.schema import (
     UNIT_ENTITIES,
     UNITS,
 )
-from analytics.stories import StoryParams, build_stories, story_counts, story_inputs
+from analytics.stories import (
+    StoryParams,
+    build_stories,
+    story_counts,
+    story_inputs,
+    story_items,
+)
 from analytics.themes import THEME_LABELS
 from analytics.trends import (
     DIRECTION,
@@ -362,40 +368,50 @@ def theme_profiles(context: AssetExecutionContext, aimi: AimiResource) -> dg.Mat
 
 
 @dg.asset(
-    deps=[UNITS_TABLE, SIGNAL_ENTITIES_TABLE, signal_themes, unit_embeddings],
+    deps=[UNITS_TABLE, SIGNAL_ENTITIES_TABLE, UNIT_ENTITIES_TABLE, signal_themes, unit_embeddings],
     metadata={"dagster/column_schema": column_schema(STORIES)},
     group_name="analytics",
     description=(
         "Stories: served signals about the same event or development, grouped within a "
-        "rolling window of days (docs/design.md §7). Per story a stable id (carried over from "
-        "the previous build by shared signals; merges and splits recorded), the title of its "
-        "most central signal, first and last seen, its signals, entities and themes, and its "
-        "independent sources (distinct authors, else domains, reprints counted once)."
+        "rolling window of days (docs/design.md §7); a roundup (a digest of unrelated items, "
+        "found from its text) is split into its items first, each joining its own event's "
+        "story. Per story a stable id (carried over from the previous build by shared signals; "
+        "merges and splits recorded), a title naming the event (never a heading used on many "
+        "days), first and last seen, its signals, the roundup units in it (parts), entities "
+        "and themes, and its independent sources (distinct publishers: authors, else domains; "
+        "chapters and reprints counted once)."
     ),
     owners=[_TEAM],
     kinds={"polars", "parquet"},
 )
 def stories(context: AssetExecutionContext, aimi: AimiResource) -> dg.MaterializeResult:  # type: ignore[type-arg]
     data = aimi.data()
+    units = read_table(data, "units", UNITS)
+    embeddings = read_table(data, "unit_embeddings", UNIT_EMBEDDINGS)
+    signal_entities = read_table(data, "signal_entities", SIGNAL_ENTITIES)
     served, vectors = story_inputs(
-        read_table(data, "signals", SIGNALS),
-        read_table(data, "units", UNITS),
-        read_table(data, "unit_embeddings", UNIT_EMBEDDINGS),
-        aimi.clock(),
+        read_table(data, "signals", SIGNALS), units, embeddings, aimi.clock()
+    )
+    items, item_vectors = story_items(
+        served,
+        vectors,
+        units,
+        embeddings,
+        read_table(data, "unit_entities", UNIT_ENTITIES),
+        signal_entities,
     )
     previous = read_table(data, "stories", STORIES)
     built, _ = build_stories(
-        served,
-        vectors,
-        read_table(data, "signal_entities", SIGNAL_ENTITIES),
+        items,
+        item_vectors,
+        signal_entities,
         read_table(data, "signal_themes", SIGNAL_THEMES),
-        previous=previous.select("story_id", pl.col("signal_ids").alias("signal_id")).explode(
-            "signal_id"
-        ),
+        previous=previous,
         params=StoryParams(),
     )
     write_table(data, "stories", built)
     multi = built.filter(pl.col("signal_count") > 1)
+    parts = items.filter(pl.col("item_id") != pl.col("signal_id"))
     context.log.info(
         "stories: %d (%d with more than one signal) over %d signals",
         built.height,
@@ -412,6 +428,8 @@ def stories(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materializ
             "stories with more than one signal": multi.height,
             "merged": int((built["merged_from"].list.len() > 0).sum()),
             "split": int(built["split_from"].is_not_null().sum()),
+            "roundups split": parts["signal_id"].n_unique(),
+            "roundup items": parts.height,
             "top_by_sources": native_table(
                 top.head(10).select("title", "signal_count", "independent_sources", "last_seen")
             ),

@@ -97,11 +97,27 @@ def story_problems(stories: pl.DataFrame) -> list[str]:
     empty = stories.filter(pl.col("signal_ids").list.len() == 0).height
     if empty:
         problems.append(f"{empty} stories without a signal")
-    repeated = members.filter(pl.col("signal_ids").is_duplicated())["signal_ids"].unique()
-    if repeated.len():
-        problems.append(
-            f"{repeated.len()} signals in more than one story: {repeated.head(3).to_list()}"
-        )
+    # a roundup split into its items (issue 45) is a part of each of its items' stories; any
+    # other signal is in one story
+    parts = (
+        stories.select("story_id", "parts")
+        .explode("parts")
+        .drop_nulls("parts")
+        .select("story_id", pl.col("parts").struct.unnest())
+    )
+    whole = members.join(
+        parts.select("story_id", pl.col("signal_id").alias("signal_ids")),
+        on=["story_id", "signal_ids"],
+        how="anti",
+    )
+    repeated = whole.filter(pl.col("signal_ids").is_duplicated())["signal_ids"].unique()
+    split = set(parts["signal_id"].to_list()) & set(whole["signal_ids"].to_list())
+    if repeated.len() or split:
+        shown = [*repeated.head(3).to_list(), *sorted(split)[:3]]
+        problems.append(f"{repeated.len() + len(split)} signals in more than one story: {shown}")
+    units = parts.explode("unit_ids")["unit_ids"]
+    if units.is_duplicated().any():
+        problems.append(f"{units.filter(units.is_duplicated()).n_unique()} units in several parts")
     if stories["story_id"].n_unique() != stories.height:
         problems.append("story ids are not unique")
     return problems
@@ -111,8 +127,9 @@ def story_problems(stories: pl.DataFrame) -> list[str]:
     asset=stories,
     blocking=True,
     description=(
-        "Every signal is in at most one story, no story is without a signal, and story ids "
-        "are unique (blocking: the snapshot never serves a broken stories table)."
+        "Every signal is in at most one story (a roundup split into its items: a part of each "
+        "of its items' stories, each unit in one part), no story is without a signal, and "
+        "story ids are unique (blocking: the snapshot never serves a broken stories table)."
     ),
 )
 def stories_hold(aimi: AimiResource) -> dg.AssetCheckResult:

@@ -25,7 +25,7 @@ from analytics.schema import (
     UNITS,
 )
 from analytics.significance import with_raw_p_values
-from analytics.stories import render_stories
+from analytics.stories import render_stories, signal_story
 from pipelines.defs.analytics.assets import (
     claim_links_table,
     entity_profiles,
@@ -93,8 +93,9 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
     entities = read_table(data, "entities", ENTITIES)
     unit_entities = read_table(data, "unit_entities", UNIT_ENTITIES)
     story_frame = read_table(data, "stories", STORIES)
-    # each card's story, each claim's corroboration
-    story_of = _story_of(story_frame)
+    # each card's story (a roundup's: the one holding most of its units), each claim's
+    # corroboration
+    story_of = signal_story(story_frame)
     corroboration = corroboration_objects(
         read_table(data, "claim_links", CLAIM_LINKS), unit_frame, signal_frame
     )
@@ -129,7 +130,7 @@ def snapshot(context: AssetExecutionContext, aimi: AimiResource) -> dg.Materiali
             "entity_trends": with_raw_p_values(read_stored(data, "entity_trends")),
             "theme_trends": with_raw_p_values(read_stored(data, "theme_trends")),
             # what /v1/stories serves
-            "stories": render_stories(story_frame, signal_frame, entities),
+            "stories": render_stories(story_frame, signal_frame, entities, unit_frame),
         },
         as_of=aimi.clock(),
         built_at=aimi.run_started_at(),

@@ -74,6 +74,8 @@ from .snippet import Snippet
 from .story import Story
 from .story_detail import StoryDetail
 from .story_list import StoryList
+from .story_part import StoryPart
+from .story_part_unit import StoryPartUnit
 from .story_signal import StorySignal
 from .theme import Theme
 from .theme_axis import ThemeAxis
@@ -178,6 +180,8 @@ __all__ = (
     "Story",
     "StoryDetail",
     "StoryList",
+    "StoryPart",
+    "StoryPartUnit",
     "StorySignal",
     "Theme",
     "ThemeAxis",

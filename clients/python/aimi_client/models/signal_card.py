@@ -35,7 +35,8 @@ class SignalCard:
         themes (Themes): A signal's theme labels on the two axes (each can be empty).
         entities (list[EntityRef]): Entities the signal mentions.
         story_id (None | str | Unset): The story the signal belongs to (`GET /v1/stories/{story_id}`); null when it is
-            in none (published after the snapshot's `as_of`).
+            in none (published after the snapshot's `as_of`). A roundup split into its items is in the story of each: this
+            is the one holding most of its units (the first id on a tie).
         thesis (str | Unset): Central statement of an analysis signal, whole; absent on events.
         synopsis (str | Unset): Central statement of an event signal, whole; absent on analyses.
     """

@@ -38,7 +38,8 @@ class SignalDetail:
         units (list[Unit]): Flat list grouped by role: the central statement (thesis or synopsis), then arguments, then
             claims, in document order. Events have no arguments.
         story_id (None | str | Unset): The story the signal belongs to (`GET /v1/stories/{story_id}`); null when it is
-            in none (published after the snapshot's `as_of`).
+            in none (published after the snapshot's `as_of`). A roundup split into its items is in the story of each: this
+            is the one holding most of its units (the first id on a tie).
     """
 
     signal_id: str

@@ -21,12 +21,15 @@ class Story:
 
     Attributes:
         story_id (str): Stable id, `sty_…`: a story keeps it as it grows across builds.
-        title (str): The title of its most central signal.
+        title (str): A title naming its event: its most central signal's own title when that names what the story's
+            texts name, else the member title naming most of it, else the first sentence of the central signal's synopsis;
+            never a title used on three or more days (a digest's "not much happened today", a recurring heading).
         first_seen (datetime.datetime): Publication time of its earliest signal (UTC).
         last_seen (datetime.datetime): Publication time of its latest signal (UTC).
         signal_count (int): Its signals.
-        independent_sources (int): Distinct voices — the author when the source names one, else its domain — with
-            reprints and near-copies of an earlier signal counted once.
+        independent_sources (int): Distinct publishers — the author when the source names one (a name, not a sentence or
+            link text), else its domain — with chapters and parts of one source, and reprints and near-copies of an earlier
+            signal, counted once. A story of one publisher has 1, however many signals it holds.
         domains (list[str]): Distinct source domains, sorted.
         themes (Themes): A signal's theme labels on the two axes (each can be empty).
         entities (list[EntityRef]): Entities its signals mention.

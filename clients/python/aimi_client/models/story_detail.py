@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.entity_ref import EntityRef
+    from ..models.story_part import StoryPart
     from ..models.story_signal import StorySignal
     from ..models.themes import Themes
 
@@ -24,16 +25,21 @@ class StoryDetail:
 
     Attributes:
         story_id (str): Stable id, `sty_…`: a story keeps it as it grows across builds.
-        title (str): The title of its most central signal.
+        title (str): A title naming its event: its most central signal's own title when that names what the story's
+            texts name, else the member title naming most of it, else the first sentence of the central signal's synopsis;
+            never a title used on three or more days (a digest's "not much happened today", a recurring heading).
         first_seen (datetime.datetime): Publication time of its earliest signal (UTC).
         last_seen (datetime.datetime): Publication time of its latest signal (UTC).
         signal_count (int): Its signals.
-        independent_sources (int): Distinct voices — the author when the source names one, else its domain — with
-            reprints and near-copies of an earlier signal counted once.
+        independent_sources (int): Distinct publishers — the author when the source names one (a name, not a sentence or
+            link text), else its domain — with chapters and parts of one source, and reprints and near-copies of an earlier
+            signal, counted once. A story of one publisher has 1, however many signals it holds.
         domains (list[str]): Distinct source domains, sorted.
         themes (Themes): A signal's theme labels on the two axes (each can be empty).
         entities (list[EntityRef]): Entities its signals mention.
         signals (list[StorySignal]): Its signals, newest first.
+        parts (list[StoryPart] | Unset): Per roundup among its signals, the roundup's units that report this story's
+            event (omitted when none).
         merged_from (list[str] | Unset): Ids of earlier stories this one absorbed when a rebuild merged them (omitted
             when none).
         split_from (str | Unset): The earlier story this one was cut from, whose id went to another part (omitted when
@@ -50,6 +56,7 @@ class StoryDetail:
     themes: Themes
     entities: list[EntityRef]
     signals: list[StorySignal]
+    parts: list[StoryPart] | Unset = UNSET
     merged_from: list[str] | Unset = UNSET
     split_from: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -81,6 +88,13 @@ class StoryDetail:
             signals_item = signals_item_data.to_dict()
             signals.append(signals_item)
 
+        parts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.parts, Unset):
+            parts = []
+            for parts_item_data in self.parts:
+                parts_item = parts_item_data.to_dict()
+                parts.append(parts_item)
+
         merged_from: list[str] | Unset = UNSET
         if not isinstance(self.merged_from, Unset):
             merged_from = self.merged_from
@@ -103,6 +117,8 @@ class StoryDetail:
                 "signals": signals,
             }
         )
+        if parts is not UNSET:
+            field_dict["parts"] = parts
         if merged_from is not UNSET:
             field_dict["merged_from"] = merged_from
         if split_from is not UNSET:
@@ -113,6 +129,7 @@ class StoryDetail:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.entity_ref import EntityRef  # noqa: PLC0415
+        from ..models.story_part import StoryPart  # noqa: PLC0415
         from ..models.story_signal import StorySignal  # noqa: PLC0415
         from ..models.themes import Themes  # noqa: PLC0415
 
@@ -147,6 +164,15 @@ class StoryDetail:
 
             signals.append(signals_item)
 
+        _parts = d.pop("parts", UNSET)
+        parts: list[StoryPart] | Unset = UNSET
+        if _parts is not UNSET:
+            parts = []
+            for parts_item_data in _parts:
+                parts_item = StoryPart.from_dict(parts_item_data)
+
+                parts.append(parts_item)
+
         merged_from = cast(list[str], d.pop("merged_from", UNSET))
 
         split_from = d.pop("split_from", UNSET)
@@ -162,6 +188,7 @@ class StoryDetail:
             themes=themes,
             entities=entities,
             signals=signals,
+            parts=parts,
             merged_from=merged_from,
             split_from=split_from,
         )

@@ -83,7 +83,8 @@ def sync_detailed(
 ) -> Response[ErrorBody | HTTPValidationError | StoryDetail]:
     """One story with its signals
 
-     One story with its signals (newest first) and, when a rebuild merged or split it, `merged_from` /
+     One story with its signals (newest first), `parts` (a roundup's units that report this story's
+    event, when a roundup is among its signals) and, when a rebuild merged or split it, `merged_from` /
     `split_from`.
 
     Args:
@@ -115,7 +116,8 @@ def sync(
 ) -> ErrorBody | HTTPValidationError | StoryDetail | None:
     """One story with its signals
 
-     One story with its signals (newest first) and, when a rebuild merged or split it, `merged_from` /
+     One story with its signals (newest first), `parts` (a roundup's units that report this story's
+    event, when a roundup is among its signals) and, when a rebuild merged or split it, `merged_from` /
     `split_from`.
 
     Args:
@@ -142,7 +144,8 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | HTTPValidationError | StoryDetail]:
     """One story with its signals
 
-     One story with its signals (newest first) and, when a rebuild merged or split it, `merged_from` /
+     One story with its signals (newest first), `parts` (a roundup's units that report this story's
+    event, when a roundup is among its signals) and, when a rebuild merged or split it, `merged_from` /
     `split_from`.
 
     Args:
@@ -172,7 +175,8 @@ async def asyncio(
 ) -> ErrorBody | HTTPValidationError | StoryDetail | None:
     """One story with its signals
 
-     One story with its signals (newest first) and, when a rebuild merged or split it, `merged_from` /
+     One story with its signals (newest first), `parts` (a roundup's units that report this story's
+    event, when a roundup is among its signals) and, when a rebuild merged or split it, `merged_from` /
     `split_from`.
 
     Args:

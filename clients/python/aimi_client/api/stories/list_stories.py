@@ -138,10 +138,10 @@ def sync_detailed(
 
      Cursor-paginated stories: signals about the same event or development, grouped within a rolling
     window of days (a story keeps its id as it grows). Newest activity (`last_seen`) first, ties by
-    `story_id`. `independent_sources` counts distinct authors (else domains), reprints and near-copies
-    once. `window` keeps stories active in it (measured back from the snapshot's `as_of`); `entity`
-    matches the entity or a family member; `min_sources` is the least `independent_sources`. Pass
-    `next_cursor` back as `cursor` until `has_more` is false.
+    `story_id`. `independent_sources` counts distinct publishers (authors, else domains): chapters,
+    parts, reprints and near-copies once. `window` keeps stories active in it (measured back from the
+    snapshot's `as_of`); `entity` matches the entity or a family member; `min_sources` is the least
+    `independent_sources`. Pass `next_cursor` back as `cursor` until `has_more` is false.
 
     Args:
         entity (None | str | Unset): Stories whose signals mention this entity: public id
@@ -199,10 +199,10 @@ def sync(
 
      Cursor-paginated stories: signals about the same event or development, grouped within a rolling
     window of days (a story keeps its id as it grows). Newest activity (`last_seen`) first, ties by
-    `story_id`. `independent_sources` counts distinct authors (else domains), reprints and near-copies
-    once. `window` keeps stories active in it (measured back from the snapshot's `as_of`); `entity`
-    matches the entity or a family member; `min_sources` is the least `independent_sources`. Pass
-    `next_cursor` back as `cursor` until `has_more` is false.
+    `story_id`. `independent_sources` counts distinct publishers (authors, else domains): chapters,
+    parts, reprints and near-copies once. `window` keeps stories active in it (measured back from the
+    snapshot's `as_of`); `entity` matches the entity or a family member; `min_sources` is the least
+    `independent_sources`. Pass `next_cursor` back as `cursor` until `has_more` is false.
 
     Args:
         entity (None | str | Unset): Stories whose signals mention this entity: public id
@@ -255,10 +255,10 @@ async def asyncio_detailed(
 
      Cursor-paginated stories: signals about the same event or development, grouped within a rolling
     window of days (a story keeps its id as it grows). Newest activity (`last_seen`) first, ties by
-    `story_id`. `independent_sources` counts distinct authors (else domains), reprints and near-copies
-    once. `window` keeps stories active in it (measured back from the snapshot's `as_of`); `entity`
-    matches the entity or a family member; `min_sources` is the least `independent_sources`. Pass
-    `next_cursor` back as `cursor` until `has_more` is false.
+    `story_id`. `independent_sources` counts distinct publishers (authors, else domains): chapters,
+    parts, reprints and near-copies once. `window` keeps stories active in it (measured back from the
+    snapshot's `as_of`); `entity` matches the entity or a family member; `min_sources` is the least
+    `independent_sources`. Pass `next_cursor` back as `cursor` until `has_more` is false.
 
     Args:
         entity (None | str | Unset): Stories whose signals mention this entity: public id
@@ -314,10 +314,10 @@ async def asyncio(
 
      Cursor-paginated stories: signals about the same event or development, grouped within a rolling
     window of days (a story keeps its id as it grows). Newest activity (`last_seen`) first, ties by
-    `story_id`. `independent_sources` counts distinct authors (else domains), reprints and near-copies
-    once. `window` keeps stories active in it (measured back from the snapshot's `as_of`); `entity`
-    matches the entity or a family member; `min_sources` is the least `independent_sources`. Pass
-    `next_cursor` back as `cursor` until `has_more` is false.
+    `story_id`. `independent_sources` counts distinct publishers (authors, else domains): chapters,
+    parts, reprints and near-copies once. `window` keeps stories active in it (measured back from the
+    snapshot's `as_of`); `entity` matches the entity or a family member; `min_sources` is the least
+    `independent_sources`. Pass `next_cursor` back as `cursor` until `has_more` is false.
 
     Args:
         entity (None | str | Unset): Stories whose signals mention this entity: public id
