@@ -1,6 +1,7 @@
 """Evaluation lives beside the product: a served class carries only shipped behaviour, and the
-variants a benchmark compares are handed in through a hook (``retrieval.engine.Variant``), which
-no product module but the engine that honours it ever names."""
+variants a benchmark compares are handed in through a hook (``retrieval.engine.Variant`` for
+search, ``analytics.stories.StoryVariant`` for stories), which no product module but the one
+that honours it ever names."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ PRODUCT = (
     "serving",
     "cli",
 )
-HOOK = "retrieval/engine.py"
+# each hook's module, and the names it exports for a benchmark
+HOOKS = {
+    "retrieval/engine.py": ("Variant", "SHIPPED"),
+    "analytics/stories.py": ("StoryVariant",),
+}
+HOOK_NAMES = {name for names in HOOKS.values() for name in names}
 VARIANT_FIELDS = {field.name for field in dataclasses.fields(Variant)}
 # how a comment marks a knob kept for a benchmark rather than for what is served
 EVALUATION_MARKS = ("# for evaluation", "# evaluation only", "# benchmark only", "# for benchmarks")
@@ -36,12 +42,12 @@ def product_sources() -> list[tuple[str, str]]:
 
 
 def variant_mentions(path: str, source: str) -> list[str]:
-    """Where ``source`` names the hook (``Variant``, ``SHIPPED``) or passes a ``variant``."""
+    """Where ``source`` names a hook (``HOOK_NAMES``) or passes a ``variant``."""
     found = []
     for node in ast.walk(ast.parse(source, filename=path)):
-        if isinstance(node, ast.Name) and node.id in ("Variant", "SHIPPED"):
+        if isinstance(node, ast.Name) and node.id in HOOK_NAMES:
             found.append(f"{path}:{node.lineno} names {node.id}")
-        elif isinstance(node, ast.alias) and node.name in ("Variant", "SHIPPED"):
+        elif isinstance(node, ast.alias) and node.name in HOOK_NAMES:
             found.append(f"{path} imports {node.name}")
         elif isinstance(node, ast.keyword) and node.arg == "variant":
             found.append(f"{path}:{node.value.lineno} passes variant=")
@@ -65,7 +71,7 @@ def test_no_product_module_but_the_engine_names_an_evaluation_variant() -> None:
     mentions = [
         mention
         for path, source in product_sources()
-        if path != HOOK
+        if path not in HOOKS
         for mention in variant_mentions(path, source)
     ]
     assert mentions == []
@@ -84,6 +90,14 @@ def test_no_product_module_keeps_a_knob_for_evaluation() -> None:
 def test_the_checker_finds_a_variant_handed_in() -> None:
     source = "from retrieval.engine import Variant\nindex.search(r, variant=Variant(legs=()))\n"
     assert len(variant_mentions("x.py", source)) == 3
+    stories = "from analytics.stories import StoryVariant\nv: StoryVariant\nbuild(s, variant=v)\n"
+    assert len(variant_mentions("x.py", stories)) == 3
+
+
+def test_the_hooks_are_where_the_checker_looks() -> None:
+    for path, names in HOOKS.items():
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert all(f"class {name}" in source or f"{name} =" in source for name in names), path
 
 
 def test_the_shipped_variant_is_the_default() -> None:
