@@ -2,9 +2,10 @@
 
 ``LexicalDecomposer`` (``lexical-1``) is the first extractor: one central statement (``thesis``
 for an analysis, ``synopsis`` for an event) and atomic ``claim`` sentences; sources ingested
-before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-4``) is the current one: the central
+before 2026-04-28 keep it. ``EmbeddingDecomposer`` (``embed-5``) is the current one: the central
 statement by embedding centrality among the sentences that stand on their own
-(``analytics.standalone``; a leading discourse marker is dropped), in transcripts among the
+(``analytics.standalone``; a leading discourse marker is dropped; an event's is its lead when
+that stands alone as a report's first sentence, else the first that does), in transcripts among the
 guests' sentences rather than the host's questions and framing, 3 to 6 MMR-chosen arguments
 for analyses long enough to carry them, and atomic claims. Both hand their drafts to the
 verifier (``analytics.verify``).
@@ -68,8 +69,9 @@ EXTRACTION_VERSION = "lexical-1"
 # embed-3: central statements that stand on their own, and in transcripts the guests'
 # sentences rather than the host's questions and framing; embed-4: in long documents, the
 # strict standalone reading and the point bias, and the host found by words as well as
-# questions
-CURRENT_EXTRACTION_VERSION = "embed-4"
+# questions; embed-5: an event's lead is its synopsis when a pronoun in it follows the name it
+# stands for
+CURRENT_EXTRACTION_VERSION = "embed-5"
 # Spec §2.3: sources ingested from this instant on get the current extraction.
 EXTRACTION_CUTOVER = datetime(2026, 4, 28, tzinfo=UTC)
 
@@ -395,10 +397,11 @@ def _hosts(sentences: list[Sentence], speakers: list[str | None]) -> set[str]:
     }
 
 
-def stands_alone(sentence: Sentence, *, strict: bool = False) -> bool:
+def stands_alone(sentence: Sentence, *, strict: bool = False, lead: bool = False) -> bool:
     """Readable without the text around it, once a leading discourse marker is dropped
-    (``strict``: by the long-form reading of ``analytics.standalone.leans_on_context``)."""
-    return leans_on_context(without_marker(sentence.text), strict=strict) is None
+    (``strict``: by the long-form reading of ``analytics.standalone.leans_on_context``;
+    ``lead``: by its reading for a report's first sentence)."""
+    return leans_on_context(without_marker(sentence.text), strict=strict, lead=lead) is None
 
 
 def _candidates(text: str) -> tuple[list[Sentence], list[int], list[int]]:
@@ -483,8 +486,14 @@ class EmbeddingDecomposer:
             central = sentences.index(fallback) if fallback is not None else None
         elif content_type == "event" or len(eligible) <= 2:
             # the lead, or the first sentence that stands alone; too little text to weigh
-            # centrality
-            central = (standalone or eligible)[0]
+            # centrality. A report's lead has nothing before it to lean on: a pronoun after the
+            # name it stands for ("AEP Ohio said it has signed…") does not pass it over.
+            lead = (
+                content_type == "event"
+                and eligible[0] == 0
+                and stands_alone(sentences[0], lead=True)
+            )
+            central = 0 if lead else (standalone or eligible)[0]
         else:
             vectors = self.embed([sentences[i].text for i in eligible])
             allowed = [eligible.index(i) for i in standalone] or None

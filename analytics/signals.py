@@ -371,7 +371,7 @@ def extract_units(
 ) -> Extraction:
     """Decompose signals into verified units, reusing earlier work where it still holds.
 
-    Each signal gets the current extractor (``embed-4``, which needs ``embed``) if its source
+    Each signal gets the current extractor (``embed-5``, which needs ``embed``) if its source
     was first ingested on or after 2026-04-28, the earlier one (``lexical-1``) otherwise
     (docs/api.md §2.3); ``force`` gives every signal the current one. Without an embedder, every
     signal gets ``lexical-1``. With ``llm``, the LLM decomposer takes the current extractor's

@@ -114,7 +114,7 @@ _DEICTIC = re.compile(
     r"has|have|had|seems|seem|remains?)\b)",
     re.IGNORECASE,
 )
-_EARLY_PRONOUN = re.compile(r"^(?:\W*\S+){0,4}?\W*\b(?:they|them|it)\b(?!['’]s\s)", re.IGNORECASE)
+_EARLY_PRONOUN = re.compile(r"^(?:\W*\S+){0,4}?\W*\b(they|them|it)\b(?!['’]s\s)", re.IGNORECASE)
 # reported speech: what someone said, quoted, is rarely the point a speaker makes
 _QUOTED = re.compile(r"[\"“”]")
 # a first-person story: "I called…", "I remember…", "We tried…"
@@ -191,11 +191,13 @@ _PRIOR_WORD = re.compile(r"\b([A-Za-z][\w'’-]*)")
 _NOT_PLURAL = frozenset("this is was has does its us yes less across always perhaps".split())
 
 
-def _has_antecedent(text: str) -> bool:
-    """A plural noun, or a capitalized word (a name) that is not the sentence's first."""
+def _has_antecedent(text: str, *, opening: bool = False) -> bool:
+    """A plural noun, or a capitalized word (a name) that is not the sentence's first (with
+    ``opening``, the first too: a report's lead opens on its subject, "Meta said it…")."""
     for match in _PRIOR_WORD.finditer(text):
         word = match.group(1)
-        if match.start() > 0 and word[:1].isupper() and word.lower() != "i":
+        named = match.start() > 0 or opening
+        if named and word[:1].isupper() and word.lower() != "i":
             return True
         low = word.lower()
         if len(low) > 3 and low.endswith("s") and not low.endswith("ss") and low not in _NOT_PLURAL:
@@ -255,6 +257,20 @@ def _strict_reason(text: str) -> str | None:
     return None
 
 
+def _refers_back(text: str, *, lead: bool) -> bool:
+    """A pronoun standing for something said before (``_BACK_REFERENCE``, ``_EARLY_PRONOUN``) or
+    a deictic "there"; in a ``lead``, only when nothing is named before it in the sentence (the
+    first one decides: what is named before it is named before the later ones too)."""
+    back = _BACK_REFERENCE.search(text)
+    early = _EARLY_PRONOUN.match(text)
+    there = _DEICTIC.search(text)
+    starts = [m.start() for m in (back, there) if m is not None]
+    starts += [early.start(1)] if early is not None else []
+    if not starts:
+        return False
+    return not lead or not _has_antecedent(text[: min(starts)], opening=True)
+
+
 def is_question(text: str) -> bool:
     return text.rstrip().rstrip("\"'”’)]").endswith("?")
 
@@ -278,7 +294,7 @@ def without_marker(text: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-def leans_on_context(text: str, *, strict: bool = False) -> str | None:
+def leans_on_context(text: str, *, strict: bool = False, lead: bool = False) -> str | None:
     """Why ``text`` cannot stand alone, or None. Checked in order: ``question``, ``short``
     (fewer than 6 words), ``discourse_marker`` (opens with one), ``pronoun`` (opens with a
     word whose referent is in an earlier sentence), ``back_reference`` (a pronoun standing for
@@ -291,7 +307,14 @@ def leans_on_context(text: str, *, strict: bool = False) -> str | None:
     reference, but "the same", "in that case", "here" and a third person not named in the
     sentence are (``back_reference``), so are a list announced and not given
     (``announced_list``) and the set-up of a story or an example ("I remember…", "Imagine…",
-    "Great question…": ``anecdote``)."""
+    "Great question…": ``anecdote``).
+
+    ``lead`` is the reading for a report's first sentence, which has nothing before it to
+    lean on: a pronoun or a "there" after a name or a plural noun in it stands for that ("AEP
+    Ohio said it has signed…", "Glean launched a mode on Thursday that can…", "Cohere opens an
+    office in Toronto and plans to hire there") and is no back reference; opening on a pronoun
+    or a marker, a demonstrative pointing back ("this aspect"), or a pronoun with nothing named
+    before it ("I can't believe they did it") still is."""
     if is_question(text):
         return "question"
     if len(text.split()) < MIN_STANDALONE_WORDS:
@@ -310,12 +333,7 @@ def leans_on_context(text: str, *, strict: bool = False) -> str | None:
         return reason
     # an expletive opening is no back reference; what follows it still may be
     probe = _EXPLETIVE_IT.sub("", text, count=1) if expletive else text
-    if (
-        _BACK_REFERENCE.search(probe)
-        or _points_back(probe)
-        or _DEICTIC.search(probe)
-        or _EARLY_PRONOUN.match(probe)
-    ):
+    if _refers_back(probe, lead=lead) or _points_back(probe):
         return "back_reference"
     if _QUOTED.search(text) or "..." in text or "…" in text:
         return "quoted_or_trailing"

@@ -278,7 +278,7 @@ def _served_order(units: list[UnitDraft]) -> None:
 
 def test_versions_and_cutover() -> None:
     assert EXTRACTION_VERSION == "lexical-1"
-    assert CURRENT_EXTRACTION_VERSION == "embed-4"
+    assert CURRENT_EXTRACTION_VERSION == "embed-5"
     current, earlier = LexicalDecomposer(), LexicalDecomposer()
     before = datetime(2026, 4, 27, 23, 59, tzinfo=UTC)
     assert decomposer_for(before, current=current, earlier=earlier) is earlier
@@ -490,6 +490,22 @@ def test_a_lead_that_leans_on_context_gives_way_to_one_that_stands_alone() -> No
     )
     units = EmbeddingDecomposer(HashEmbedder()).decompose("event", text)
     assert units[0].text.startswith("Nvidia reported record data-center revenue")
+
+
+def test_a_lead_naming_what_its_pronoun_stands_for_is_the_synopsis() -> None:
+    # a report's lead names its subject before it says "it" or "that": nothing comes before
+    # the lead, so the pronoun points inside it, and the report is about what it says
+    text = (
+        "Helios Grid said it has signed agreements to supply 900 megawatts to new datacenter "
+        "projects, and that requests in its queue now exceed 4 gigawatts.\n\n"
+        "The utility plans $2.1 billion of new transmission lines over five years.\n\n"
+        "Datacenter power demand in the region could double by the end of the decade."
+    )
+    units = EmbeddingDecomposer(HashEmbedder()).decompose("event", text)
+    assert units[0].role == "synopsis"
+    assert units[0].text.startswith("Helios Grid said it has signed agreements")
+    accepted, rejected = verify_units(units, text)
+    assert units[0] in accepted, rejected
 
 
 # --- long-form speech: the guest's point, not a story's step (issue 17, round three) ---------

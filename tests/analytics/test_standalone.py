@@ -119,3 +119,44 @@ def test_the_long_form_reading_is_stricter_only_where_it_says() -> None:
         "pronoun"
     )
     assert leans_on_context("The same thing happened to every team that shipped on mobile.") is None
+
+
+# --- a report's first sentence (extraction embed-5) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a pronoun, a relative "that" or a "there" after the name it stands for: nothing comes
+        # before a lead, so it can only point inside it
+        "Helios Grid said it has signed agreements to supply 900 megawatts to datacenters.",
+        "Corvane launched an agent mode on Thursday that can open pull requests on its own.",
+        "Nimbus Labs announced they will stop selling their older inference chips next year.",
+        "Tessel is opening a research office in Lyon and plans to hire 40 researchers there.",
+        "Regulators said the merger must be notified because it would change the market.",
+    ],
+)
+def test_a_lead_can_name_what_its_pronoun_stands_for(text: str) -> None:
+    assert leans_on_context(text, lead=True) is None
+    # the default reading, which does not know the sentence comes first, is unchanged
+    assert leans_on_context(text) == "back_reference"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("It has signed agreements to supply 900 megawatts to new datacenters.", "pronoun"),
+        ("So Helios Grid said it has signed agreements for 900 megawatts.", "discourse_marker"),
+        (
+            "I can't believe they shipped the new inference chip again this quarter.",
+            "back_reference",
+        ),
+        ("Helios Grid is betting this aspect of the market will keep growing.", "back_reference"),
+        (
+            'Helios Grid called the deal "the largest in the history of the grid".',
+            "quoted_or_trailing",
+        ),
+    ],
+)
+def test_a_lead_still_leans_where_nothing_in_it_is_named(text: str, why: str) -> None:
+    assert leans_on_context(text, lead=True) == why

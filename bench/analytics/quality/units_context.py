@@ -3,7 +3,8 @@ synopsis cannot stand alone (``analytics.standalone.leans_on_context``: a questi
 words, a leading discourse marker, a leading pronoun whose referent is earlier), by kind of
 source, on the shared podcasts and on the generated demo corpus; and the same share by the
 stricter long-form reading (``strict=True``: "the same", "in that case", a third person not
-named, a list announced and not given, a story's set-up).
+named, a list announced and not given, a story's set-up). An event's central statement that is
+its first sentence is read as a report's lead (``lead=True``), as the extractor reads it.
 
 Usage: .venv/bin/python -m bench.analytics.quality.units_context ../shared/data [--episodes 55]
     [--examples 8] [--json F] [--sample F [--exclude JUDGED.json --seed N]]
@@ -32,6 +33,7 @@ from analytics.schema import SOURCES
 from analytics.segment import TopicSegment, segment_transcript
 from analytics.signals import extract_units, signals_from_sources
 from analytics.standalone import leans_on_context
+from analytics.text import split_document
 from demo import generate_demo_corpus
 from demo.files import write_demo_corpus
 from warehouse.embeddings import load_minilm
@@ -64,18 +66,39 @@ def centrals(data: DataDir, embed: Any) -> pl.DataFrame:
 
     signals = signals_from_sources(sources, segment=segment)
     units = extract_units(signals, embed=embed).units
-    central = units.filter(pl.col("role").is_in(CENTRAL)).select("signal_id", "text")
-    return signals.select("signal_id", "kind", "title", "text").join(
-        central.rename({"text": "central"}), on="signal_id", how="left"
+    central = units.filter(pl.col("role").is_in(CENTRAL)).select("signal_id", "text", "start_char")
+    return with_lead(
+        signals.select("signal_id", "kind", "content_type", "title", "text").join(
+            central.rename({"text": "central"}), on="signal_id", how="left"
+        )
+    )
+
+
+def with_lead(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (``content_type``, ``text``, the central statement's ``start_char``) with
+    ``lead``: the statement is an event's first sentence, which the extractor reads as a
+    report's lead (``leans_on_context(lead=True)``), and so does this measure."""
+    firsts = [
+        sentences[0].end if (sentences := split_document(text or "")) else -1
+        for text in frame["text"].to_list()
+    ]
+    return frame.with_columns(
+        (
+            (pl.col("content_type") == "event")
+            & pl.col("start_char").is_not_null()
+            & (pl.col("start_char") < pl.Series(firsts, dtype=pl.Int64))
+        ).alias("lead")
     )
 
 
 def report(name: str, frame: pl.DataFrame, examples: int, rng: random.Random) -> dict[str, Any]:
-    rows = frame.filter(pl.col("central").is_not_null()).with_columns(
-        pl.col("central").map_elements(leans_on_context, return_dtype=pl.String).alias("why"),
-        pl.col("central")
-        .map_elements(lambda text: leans_on_context(text, strict=True), return_dtype=pl.String)
-        .alias("strict"),
+    rows = frame.filter(pl.col("central").is_not_null())
+    pairs = list(zip(rows["central"].to_list(), rows["lead"].to_list(), strict=True))
+    rows = rows.with_columns(
+        pl.Series("why", [leans_on_context(t, lead=lead) for t, lead in pairs], pl.String),
+        pl.Series(
+            "strict", [leans_on_context(t, strict=True, lead=lead) for t, lead in pairs], pl.String
+        ),
     )
     out: dict[str, Any] = {"corpus": name, "kinds": {}}
     print(f"\n### {name}\n")
