@@ -19,17 +19,20 @@ A roundup is recognised from its text alone, never from a corpus's annotations:
    text is a list (at least ``min_items`` lines opening with a bullet or a number) of at least
    ``min_items`` items.
 
-A player named only where a segment credits its words — an *attributed remark*: quoted speech or
-a sentence that names its speaker or source ("…, said Clara Raman, an analyst at Larchmont
-Research", "according to X", "X, a partner at Y, said", "X told Reuters"; ``_ATTRIBUTION``) — is
+A player named only where a segment credits words to someone — an *attributed remark*: a
+quotation credited to its speaker ("“…,” said Clara Raman, an analyst at Larchmont Research",
+"“…,” Raman said") or words credited to a person introduced by their role at an organisation
+("Priya Shah, an analyst at Northgate Capital, said demand would hold"; ``_ATTRIBUTION``) — is
 who speaks, not what the item is about: an attributed remark's players do not make its item one
 naming a player of its own (a news report's lead, an analyst's reaction, background and what
 comes next are one event, not a digest of four), though they still count as named by it for the
-other items. The test reads the segment's text on the signal (its units' spans), not entity
-positions (``unit_entities`` has none): a remark that also names its subject ("OpenAI shipped
-X, said its chief executive") gives that subject up too, so a digest item made of such a remark
-alone counts only by its other segments (docs/journal/2026-12-07.md, "Roundups: a quoted voice
-is no item of its own").
+other items. The test reads a segment's text on the signal (its units' spans), not where each
+entity is named (``unit_entities`` has no positions), so it leaves out the attributions whose
+sentence usually names its subject too: a sentence opening on its speaker ("Meta said it
+will…"), "according to X" ("Acme will supply the racks, according to people familiar with the
+contract"), "X told Reuters". A remark that does name its subject ("“…,” said the chief
+executive of Acme") gives that subject up; a digest item counts by its other segments
+(docs/journal/2026-12-07.md, "Roundups: a quoted voice is no item of its own").
 
 Units without a span on the text (an abstractive summary of the whole) belong to no item: a
 summary of everything is not an item of one event.
@@ -54,25 +57,31 @@ from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 ITEM_SEPARATOR = "#"
 # a line that opens a list entry: a bullet, or a number and a dot or parenthesis
 _LIST_LINE = re.compile(r"^\s*(?:[-*•▪–]|\d{1,2}[.)])\s+\S", re.MULTILINE)
+# a verb crediting words to their speaker; after a quotation the wider set, since a participle
+# ("…, noted for its speed", "with X, added FP8") cannot follow a closed quotation
+_SAID = r"(?:said|says|told|tells|wrote|writes|argued|argues|warned|warns)"
 _SPEECH = r"(?:said|says|told|tells|added|adds|noted|notes|wrote|writes|argued|argues|warned|warns)"
-_WHEN = (
-    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April"
-    r"|May|June|July|August|September|October|November|December)"
-)
-# a role at an organisation ("analyst at Larchmont Research", "chief technology officer of Y")
+# a quotation just closed ("…,” ", "…?\" "; a straight quote after ", " opens one)
+_CLOSED = r"[,!?…][”\"]\s*"
+# a role at an organisation ("an analyst at Larchmont Research", "the chief executive of Y")
 _ROLE = r"[^,.;:“”\"]{0,80}?\b(?:at|of|for|with)\s[^,;:“”\"]{1,80}"
-# an attributed remark: words credited to a named speaker or a source. A sentence opening on its
-# speaker ("Meta said it will…") is left out: there the speaker is what the sentence is about.
+# a name: one to four capitalised words
+_NAME = r"(?:[A-Z][\w.'&-]*\s+){0,3}[A-Z][\w.'&-]*"
+# an attributed remark: a quotation credited to its speaker, or words credited to a person
+# introduced by their role at an organisation. Left out, because the sentence's subject is
+# usually named in it too and a sentence is all the test reads: a sentence opening on its
+# speaker ("Meta said it will…", "Marvell, the chipmaker, said…"), "according to X" ("Acme
+# will supply the racks, according to people familiar with the contract") and "X told Reuters".
 _ATTRIBUTION = re.compile(
-    r"\baccording to\b"  # "according to X"
-    rf"|[,”\"]\s*{_SPEECH}\s+[A-Z]"  # "…,” said Clara Raman", "…, said Clara Raman"
-    rf"|\b(?:told|tells)\s+(?!{_WHEN}\b)[A-Z]"  # "X told Reuters"
-    # "X, an analyst at Y, said": a speaker introduced by their role
-    rf"|,\s+an?\s{_ROLE},\s+{_SPEECH}\b"
-    # "X, the chief executive of Y, put it bluntly: “…”": a speaker by their role, then a quotation
-    rf"|,\s+(?:an?|the)\s{_ROLE},[^“”\"]{{0,60}}[“\"]"
-    # "…,” Raman said", "…,” Raman, the head of research at Y, said": a quotation, then its speaker
-    rf"|[,!?…]\s*[”\"]\s*[A-Z][^“”\".;]{{0,140}}?\s{_SPEECH}\b"
+    rf"{_CLOSED}{_SPEECH}\s+[A-Z]"  # "“…,” said Clara Raman"
+    # "“…,” Raman said", "“…,” Raman, the CTO of Y, said", "“…,” she added"
+    rf"|{_CLOSED}(?:[A-Z][^“”\".;]{{0,140}}?\s|(?:he|she|they)\s+){_SPEECH}\b"
+    # "Priya Shah, an analyst at Northgate Capital, said …"
+    rf"|{_NAME},\s+an?\s[^,.;:“”\"]{{0,80}}?\bat\s[^,;:“”\"]{{1,80}},\s+{_SAID}\b"
+    # "…, said Clara Raman, an analyst at Larchmont Research"
+    rf"|\b{_SAID}\s+{_NAME},\s+an?\s[^,.;:“”\"]{{0,80}}?\bat\s"
+    # "Daniel Holm, the chief executive of Y, put it bluntly: “…”"
+    rf"|{_NAME},\s+(?:an?|the)\s{_ROLE},[^“”\".;:]{{0,60}}:\s*[“\"]"
 )
 
 

@@ -134,9 +134,9 @@ def test_a_digest_with_a_quote_in_one_item_still_splits() -> None:
         "Daniel Holm, a partner at Ashdown & Reyes, put it more bluntly: “Every counsel will "
         "read this ruling tonight.”",
         '"We are not worried," Raman said.',
-        "Orders doubled in the quarter, according to Larchmont Research.",
+        "“Prices will fall,” she added.",
         "Priya Shah, an analyst at Northgate Capital, said demand would hold.",
-        "A Globex spokesperson told Reuters the talks had ended.",
+        "Demand will hold, said Priya Shah, an analyst at Northgate Capital.",
     ],
 )
 def test_a_quote_or_attribution_is_an_attributed_remark(sentence: str) -> None:
@@ -151,6 +151,18 @@ def test_a_quote_or_attribution_is_an_attributed_remark(sentence: str) -> None:
         "Cohere said its platform now processes 8.2 trillion tokens a month.",
         "Marvell, the chipmaker, said orders for optical DSPs rose 24%.",
         "Meta released Llama 4, the company said.",
+        "Groq, the inference-chip start-up, said Crusoe will run part of its traffic on Groq, a "
+        "contract people familiar with it valued at $40 million.",
+        "Marvell, a supplier of optical DSPs, said orders rose 24%.",
+        # a source named after the subject: the sentence is about its subject
+        "Acme will supply the racks, according to a person familiar with the contract.",
+        "Globex told Reuters it would open an office in Paris.",
+        # a participle is no speech
+        "Acme introduced Vega, a 20B model for image generation, noted for its speed.",
+        # an appositive and a quotation that is nobody's words
+        "Acme released Vega, a sparse model with 10B active parameters, positioned as “Agent "
+        "Native.”",
+        'One of the most shared posts joked, "Vega wrote the benchmark" is the line of the week.',
         # anonymous sourcing of the event itself
         "GitHub has placed a large order, people familiar with the deal said.",
         # a name in quotation marks is no quotation
