@@ -30,8 +30,8 @@ other items. The test reads a segment's text on the signal (its units' spans), n
 entity is named (``unit_entities`` has no positions), so it leaves out the attributions whose
 sentence usually names its subject too: a sentence opening on its speaker ("Meta said it
 will…"), "according to X" ("Acme will supply the racks, according to people familiar with the
-contract"), "X told Reuters". A remark that does name its subject ("“…,” said the chief
-executive of Acme") gives that subject up; a digest item counts by its other segments
+contract"), "X told Reuters". A remark that does name its subject ("“Acme's model is the
+fastest,” said Jane Roe") gives that subject up; a digest item counts by its other segments
 (docs/journal/2026-12-07.md, "Roundups: a quoted voice is no item of its own").
 
 Units without a span on the text (an abstractive summary of the whole) belong to no item: a
