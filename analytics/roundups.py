@@ -19,6 +19,21 @@ A roundup is recognised from its text alone, never from a corpus's annotations:
    text is a list (at least ``min_items`` lines opening with a bullet or a number) of at least
    ``min_items`` items.
 
+A player named only where a segment credits words to someone — an *attributed remark*: a
+quotation credited to its speaker ("“…,” said Clara Raman, an analyst at Larchmont Research",
+"“…,” Raman said") or words credited to a person introduced by their role at an organisation
+("Priya Shah, an analyst at Northgate Capital, said demand would hold"; ``_ATTRIBUTION``) — is
+who speaks, not what the item is about: an attributed remark's players do not make its item one
+naming a player of its own (a news report's lead, an analyst's reaction, background and what
+comes next are one event, not a digest of four), though they still count as named by it for the
+other items. The test reads a segment's text on the signal (its units' spans), not where each
+entity is named (``unit_entities`` has no positions), so it leaves out the attributions whose
+sentence usually names its subject too: a sentence opening on its speaker ("Meta said it
+will…"), "according to X" ("Acme will supply the racks, according to people familiar with the
+contract"), "X told Reuters". A remark that does name its subject ("“Acme's model is the
+fastest,” said Jane Roe") gives that subject up; a digest item counts by its other segments
+(docs/journal/2026-12-07.md, "Roundups: a quoted voice is no item of its own").
+
 Units without a span on the text (an abstractive summary of the whole) belong to no item: a
 summary of everything is not an item of one event.
 
@@ -42,6 +57,32 @@ from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 ITEM_SEPARATOR = "#"
 # a line that opens a list entry: a bullet, or a number and a dot or parenthesis
 _LIST_LINE = re.compile(r"^\s*(?:[-*•▪–]|\d{1,2}[.)])\s+\S", re.MULTILINE)
+# a verb crediting words to their speaker; after a quotation the wider set, since a participle
+# ("…, noted for its speed", "with X, added FP8") cannot follow a closed quotation
+_SAID = r"(?:said|says|told|tells|wrote|writes|argued|argues|warned|warns)"
+_SPEECH = r"(?:said|says|told|tells|added|adds|noted|notes|wrote|writes|argued|argues|warned|warns)"
+# a quotation just closed ("…,” ", "…?\" "; a straight quote after ", " opens one)
+_CLOSED = r"[,!?…][”\"]\s*"
+# a role at an organisation ("an analyst at Larchmont Research", "the chief executive of Y")
+_ROLE = r"[^,.;:“”\"]{0,80}?\b(?:at|of|for|with)\s[^,;:“”\"]{1,80}"
+# a name: one to four capitalised words
+_NAME = r"(?:[A-Z][\w.'&-]*\s+){0,3}[A-Z][\w.'&-]*"
+# an attributed remark: a quotation credited to its speaker, or words credited to a person
+# introduced by their role at an organisation. Left out, because the sentence's subject is
+# usually named in it too and a sentence is all the test reads: a sentence opening on its
+# speaker ("Meta said it will…", "Marvell, the chipmaker, said…"), "according to X" ("Acme
+# will supply the racks, according to people familiar with the contract") and "X told Reuters".
+_ATTRIBUTION = re.compile(
+    rf"{_CLOSED}{_SPEECH}\s+[A-Z]"  # "“…,” said Clara Raman"
+    # "“…,” Raman said", "“…,” Raman, the CTO of Y, said", "“…,” she added"
+    rf"|{_CLOSED}(?:[A-Z][^“”\".;]{{0,140}}?\s|(?:he|she|they)\s+){_SPEECH}\b"
+    # "Priya Shah, an analyst at Northgate Capital, said …"
+    rf"|{_NAME},\s+an?\s[^,.;:“”\"]{{0,80}}?\bat\s[^,;:“”\"]{{1,80}},\s+{_SAID}\b"
+    # "…, said Clara Raman, an analyst at Larchmont Research"
+    rf"|\b{_SAID}\s+{_NAME},\s+an?\s[^,.;:“”\"]{{0,80}}?\bat\s"
+    # "Daniel Holm, the chief executive of Y, put it bluntly: “…”"
+    rf"|{_NAME},\s+(?:an?|the)\s{_ROLE},[^“”\".;:]{{0,60}}:\s*[“\"]"
+)
 
 
 @dataclass(frozen=True)
@@ -100,24 +141,46 @@ def _broad(
     groups: list[list[int]],
     seg_vectors: list[FloatMatrix],
     seg_entities: list[frozenset[str]],
+    seg_attributed: list[bool],
     params: RoundupParams,
 ) -> bool:
     """Whether the items cover unrelated subjects: far apart in meaning (mean pairwise cosine
     at most ``breadth``) and most of them (at least ``min_items`` and ``own_share`` of all)
     naming an entity no other item names (a post about one launch keeps naming it; a digest
-    names a new player per item; an analysis's arguments mostly name none)."""
+    names a new player per item; an analysis's arguments mostly name none) outside an
+    attributed remark (a quoted voice is no subject of its own)."""
     vectors = np.stack([_mean(np.stack([seg_vectors[i] for i in g])) for g in groups])
     cosine = vectors @ vectors.T
     n = len(groups)
     if (float(cosine.sum()) - float(np.trace(cosine))) / (n * (n - 1)) > params.breadth:
         return False
     named = [frozenset().union(*(seg_entities[i] for i in g)) for g in groups]
+    subjects = [
+        frozenset().union(*(seg_entities[i] for i in g if not seg_attributed[i])) for g in groups
+    ]
     own = sum(
         1
-        for k, mine in enumerate(named)
+        for k, mine in enumerate(subjects)
         if mine - frozenset().union(*(x for j, x in enumerate(named) if j != k))
     )
     return own >= params.min_items and own >= params.own_share * n
+
+
+def attributed(sentence: str) -> bool:
+    """Whether ``sentence`` is an attributed remark: quoted speech or words credited to a named
+    speaker or source (``_ATTRIBUTION``)."""
+    return _ATTRIBUTION.search(sentence) is not None
+
+
+def _attributed(
+    text: str, units: Sequence[tuple[str, int, int]], segments: list[list[str]]
+) -> list[bool]:
+    """Per segment, whether its text on the signal (from its first unit's start to its last
+    unit's end) is an attributed remark."""
+    span = {u: (start, end) for u, start, end in units}
+    return [
+        attributed(text[min(span[u][0] for u in s) : max(span[u][1] for u in s)]) for s in segments
+    ]
 
 
 def split_items(
@@ -146,7 +209,9 @@ def split_items(
     if len(groups) < params.min_items:
         return []
     listed = len(_LIST_LINE.findall(text)) >= params.min_items
-    if not listed and not _broad(groups, seg_vectors, seg_entities, params):
+    if not listed and not _broad(
+        groups, seg_vectors, seg_entities, _attributed(text, units, segments), params
+    ):
         return []
     return [
         Item(signal_id, k, tuple(u for i in g for u in segments[i])) for k, g in enumerate(groups)
