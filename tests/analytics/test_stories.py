@@ -14,7 +14,7 @@ import numpy as np
 import orjson
 import polars as pl
 
-from analytics.embedding import EMBEDDING_DIM
+from analytics.embedding import EMBEDDING_DIM, FloatMatrix
 from analytics.schema import SIGNAL_ENTITIES, SIGNAL_THEMES
 from analytics.stories import (
     StoryParams,
@@ -448,8 +448,9 @@ def roundup_inputs() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataF
     return served, units, embeddings, unit_entities
 
 
-def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_parts() -> None:
-    from analytics.stories import render_stories, signal_story, story_items
+def roundup_items() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, FloatMatrix]:
+    """The roundup inputs' signals and units, and their story items with the items' vectors."""
+    from analytics.stories import story_items
 
     served, units, embeddings, unit_entities = roundup_inputs()
     whole = signal_vectors(
@@ -458,6 +459,13 @@ def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_part
         np.stack(embeddings["vector"].to_list()).astype(np.float32),
     )
     items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    return served, units, items, vectors
+
+
+def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_parts() -> None:
+    from analytics.stories import render_stories, signal_story
+
+    served, units, items, vectors = roundup_items()
     assert items["item_id"].to_list() == ["dig#0", "dig#1", "dig#2", "p1", "p2"]
     assert items.filter(pl.col("item_id") == "dig#0")["entity_ids"].to_list() == [["ent_acme"]]
     stories, membership = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
@@ -489,15 +497,7 @@ def test_a_roundups_items_join_their_own_events_stories_with_their_units_as_part
 
 
 def test_a_roundups_story_ids_follow_its_items_across_rebuilds() -> None:
-    from analytics.stories import story_items
-
-    served, units, embeddings, unit_entities = roundup_inputs()
-    whole = signal_vectors(
-        served["signal_id"].to_list(),
-        units["signal_id"].to_list(),
-        np.stack(embeddings["vector"].to_list()).astype(np.float32),
-    )
-    items, vectors = story_items(served, whole, units, embeddings, unit_entities, NO_ENTITIES)
+    served, units, items, vectors = roundup_items()
     first, members = build_stories(items, vectors, NO_ENTITIES, NO_THEMES)
     # by signal alone the digest, in all three stories, would tie them: its parts carry per unit
     again, _ = build_stories(items, vectors, NO_ENTITIES, NO_THEMES, previous=first)
