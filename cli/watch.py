@@ -4,6 +4,8 @@ each publish (``publishing.watch`` stores them, ``publishing.webhooks`` delivers
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
@@ -23,6 +25,19 @@ watch_app = typer.Typer(
     "signed JSON batches to a webhook after each publish.",
     no_args_is_help=True,
 )
+
+
+@contextmanager
+def _refused(command: str, code: int = 1) -> Iterator[None]:
+    """A watchlist refused inside (``WatchError``): its reason after ``watch <command>:`` on
+    stderr, and exit status ``code``."""
+    from publishing.watch import WatchError
+
+    try:
+        yield
+    except WatchError as exc:
+        echo(f"watch {command}: {exc}", err=True)
+        raise typer.Exit(code) from None
 
 
 @watch_app.command("add")
@@ -76,7 +91,7 @@ def watch_add(
     and contains the `--query` (each part left out matches everything). From the next
     publish on (or once a day or week with `--digest`), its new and changed matching signals
     are POSTed as one signed batch."""
-    from publishing.watch import WatchError, Watchlist, WatchStore, new_secret
+    from publishing.watch import Watchlist, WatchStore, new_secret
     from publishing.webhooks import head_seq
 
     data = data_dir_of(data_dir)
@@ -97,11 +112,8 @@ def watch_add(
         digest=digest,
         digest_due_at=_digest_due(digest),
     )
-    try:
+    with _refused("add"):
         WatchStore(data).add(item)
-    except WatchError as exc:
-        echo(f"watch add: {exc}", err=True)
-        raise typer.Exit(1) from None
     if secret is None:  # generated: shown this once
         echo(chosen)
         echo("the signing secret above is not shown again", err=True)
@@ -236,13 +248,10 @@ def watch_list(
     """List watchlists: what each matches, its URL, its state (`ok`, `pending` while a batch
     is being retried, `dead` once a batch failed its last attempt) and its last delivery.
     Secrets are never shown."""
-    from publishing.watch import WatchError, WatchStore, delivery_line
+    from publishing.watch import WatchStore, delivery_line
 
-    try:
+    with _refused("list"):
         items = WatchStore(data_dir_of(data_dir)).list()
-    except WatchError as exc:
-        echo(f"watch list: {exc}", err=True)
-        raise typer.Exit(1) from None
     if as_json:
         echo(json.dumps([item.public() for item in items], indent=2))
         return
@@ -260,13 +269,10 @@ def watch_remove(
     data_dir: DataDirOption = None,
 ) -> None:
     """Remove a watchlist with its delivery state and any batch waiting in its outbox."""
-    from publishing.watch import WatchError, WatchStore
+    from publishing.watch import WatchStore
 
-    try:
+    with _refused("remove"):
         WatchStore(data_dir_of(data_dir)).remove(name)
-    except WatchError as exc:
-        echo(f"watch remove: {exc}", err=True)
-        raise typer.Exit(1) from None
     echo(f"removed {name}")
 
 
@@ -277,14 +283,11 @@ def watch_test(
 ) -> None:
     """POST a signed `ping` event (no signals; nothing is recorded) and show the answer.
     Exit status 1 when the receiver does not answer 2xx."""
-    from publishing.watch import WatchError, WatchStore
+    from publishing.watch import WatchStore
     from publishing.webhooks import Policy, ping
 
-    try:
+    with _refused("test"):
         item = WatchStore(data_dir_of(data_dir)).get(name)
-    except WatchError as exc:
-        echo(f"watch test: {exc}", err=True)
-        raise typer.Exit(1) from None
     ping_id, attempt = ping(item, timeout=Policy.from_settings().timeout_seconds)
     if attempt.ok:
         echo(f"{name}: {item.url} answered HTTP {attempt.status} in {attempt.seconds:.3f} s")
@@ -303,14 +306,10 @@ def watch_deliver(
     """Deliver now what each watchlist has not been sent (what runs after every publish),
     with retries; waits for a delivery run already going. Exit status 1 when a batch is
     left pending or dead."""
-    from publishing.watch import WatchError
     from publishing.webhooks import deliver
 
-    try:
+    with _refused("deliver"):
         report = deliver(data_dir_of(data_dir), names=name or None)
-    except WatchError as exc:
-        echo(f"watch deliver: {exc}", err=True)
-        raise typer.Exit(1) from None
     _print_report(report)
     if any(item.state != "ok" for item in report.watchlists):
         raise typer.Exit(1)
@@ -345,7 +344,6 @@ def watch_retry(
     """Send a dead-lettered or waiting batch now (same batch id and bytes, a fresh count of
     attempts and retry window), then what followed it; prints each attempt's error as
     `watch deliver` does. Exit status 1 when a batch is left pending or dead."""
-    from publishing.watch import WatchError
     from publishing.watch_ops import retry, retry_all
     from publishing.webhooks import deliver
 
@@ -353,15 +351,12 @@ def watch_retry(
     if every == bool(name):
         echo("watch retry: give watchlist names or --all, not both", err=True)
         raise typer.Exit(2)
-    try:
+    with _refused("retry"):
         names = retry_all(data) if every else [retry(data, n).name for n in name or []]
         if not names:
             echo("nothing to retry: no watchlist has a dead or waiting batch")
             return
         report = deliver(data, names=names)
-    except WatchError as exc:
-        echo(f"watch retry: {exc}", err=True)
-        raise typer.Exit(1) from None
     _print_report(report)
     if any(item.state != "ok" for item in report.watchlists):
         raise typer.Exit(1)
@@ -375,14 +370,10 @@ def watch_redeliver(
     """Send a delivered batch again, byte for byte with its id (signed afresh), once; the
     watchlist's position and state do not change. Delivered bodies are kept
     AIMI_WEBHOOK_KEEP_DAYS (30). Exit status 1 unless the receiver answers 2xx."""
-    from publishing.watch import WatchError
     from publishing.watch_ops import redeliver
 
-    try:
+    with _refused("redeliver"):
         done = redeliver(data_dir_of(data_dir), batch_id)
-    except WatchError as exc:
-        echo(f"watch redeliver: {exc}", err=True)
-        raise typer.Exit(1) from None
     if done.attempt.ok:
         echo(f"{done.watchlist}\t{batch_id}\tHTTP {done.attempt.status}")
         return
@@ -406,14 +397,10 @@ def watch_rewind(
     """Move a watchlist back in the change feed: the next delivery sends again every
     matching signal that changed from there on (a batch in flight or dead is dropped: the
     new position covers it)."""
-    from publishing.watch import WatchError
     from publishing.watch_ops import rewind
 
-    try:
+    with _refused("rewind", code=2):
         item = rewind(data_dir_of(data_dir), name, since)
-    except WatchError as exc:
-        echo(f"watch rewind: {exc}", err=True)
-        raise typer.Exit(2) from None
     echo(f"{name}: rewound to change-feed position {item.after_seq}; `aimi watch deliver {name}`")
 
 
@@ -437,7 +424,7 @@ def watch_rotate_secret(
     """Give a watchlist a new signing secret. For `--overlap-hours` every request carries
     both signatures (`v1=<new>,v1=<old>`), so the receiver can switch secrets at any time in
     that window without refusing a request."""
-    from publishing.watch import MIN_SECRET_CHARS, WatchError
+    from publishing.watch import MIN_SECRET_CHARS
     from publishing.watch_ops import rotate_secret
 
     if secret is not None and len(secret) < MIN_SECRET_CHARS:
@@ -446,13 +433,10 @@ def watch_rotate_secret(
             err=True,
         )
         raise typer.Exit(2)
-    try:
+    with _refused("rotate-secret"):
         item, chosen = rotate_secret(
             data_dir_of(data_dir), name, secret=secret, overlap_hours=overlap_hours
         )
-    except WatchError as exc:
-        echo(f"watch rotate-secret: {exc}", err=True)
-        raise typer.Exit(1) from None
     if secret is None:
         echo(chosen)
         echo("the signing secret above is not shown again", err=True)
